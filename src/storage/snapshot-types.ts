@@ -1,0 +1,86 @@
+/**
+ * The content of a snapshot: the whole committed state of a table, as JSON inside the framed
+ * file that ./snapshot.ts reads and writes. Group statistics live here (not only in file
+ * footers) so that planning, pruning and aggregates from statistics need no data-file read.
+ *
+ * Statistic values are kept as `StatJson` (see src/stats/json.ts for the encoding per type):
+ * exact, and never JSON numbers where a number could lose precision.
+ */
+
+/** One column's statistics over a zone, group or file, as stored. */
+export interface ColumnStatsJson {
+  /** Rows covered (including NULLs). */
+  rows: number;
+  nulls: number;
+  /** NaN count, floats (and unconstrained numeric) only. */
+  nans?: number;
+  /** Smallest non-NULL, non-NaN value, or absent when there is none or the type has no order. */
+  min?: StatJson;
+  max?: StatJson;
+  /** False when min/max are only bounds (truncated strings, rows deleted since). */
+  minExact?: boolean;
+  maxExact?: boolean;
+  /** Exact sum of non-NULL values for numeric types (floats: the sum in storage order). */
+  sum?: StatJson;
+}
+
+export type StatJson = string | number | boolean;
+
+export interface FieldJson {
+  name: string;
+  /** Canonical type name: int8, varchar(20), numeric(12,2). */
+  type: string;
+  notNull: boolean;
+  fieldId: number;
+  /** Default in PostgreSQL text form; absent means NULL. */
+  default?: string;
+}
+
+export interface GroupJson {
+  rows: number;
+  /** Rows still visible: rows minus deleted. */
+  live: number;
+  /** Statistics per column, keyed by fieldId. Columns added later are absent. */
+  columns: Record<string, ColumnStatsJson>;
+  /** Deleted row positions within the group, sorted, when small; see `deletesPath`. */
+  deleted?: number[];
+  /** Path of a delete-vector object holding the positions, when large. */
+  deletesPath?: string;
+}
+
+export interface DataFileJson {
+  /** Path relative to the table folder, e.g. "data/0000000005-1f2e3d4c.pax". */
+  path: string;
+  size: number;
+  footerOffset: number;
+  footerLength: number;
+  footerCrc: number;
+  groups: GroupJson[];
+}
+
+export interface SnapshotJson {
+  format: 1;
+  table: string;
+  /** Snapshot number; the file is _snapshots/<id, 20 digits>.snap. */
+  id: number;
+  /** The snapshot this one was built on, or 0 for the table's first. */
+  parent: number;
+  createdAt: string;
+  operation: 'create' | 'append' | 'delete' | 'compact' | 'add_column' | 'drop';
+  layout: 'pax' | 'ao_column';
+  options: TableOptionsJson;
+  fields: FieldJson[];
+  nextFieldId: number;
+  files: DataFileJson[];
+  /** Identities of input files whose rows this table holds (exactly-once ingest). */
+  ingested?: { name: string; size: number; hash: string }[];
+  /** Free-form commit info: who, what command. */
+  summary?: Record<string, string | number>;
+}
+
+export interface TableOptionsJson {
+  codec: 'lz4' | 'zstd' | 'none';
+  rowGroupRows: number;
+  rowGroupBytes: number;
+  zoneRows: number;
+}

@@ -1,0 +1,152 @@
+/**
+ * The error taxonomy of paxd. Every error a user can see is a PaxdError carrying a
+ * PostgreSQL SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html) and,
+ * where known, where it happened (file, byte offset, line, column).
+ *
+ * Tests assert `code` and `kind` and the location fields, never the prose.
+ */
+
+/** The broad kinds a caller can branch on. */
+export type ErrorKind =
+  | 'invalid_input' // bad user data: a value that does not parse, a row that does not fit
+  | 'constraint' // NOT NULL and friends
+  | 'corruption' // a checksum or structural check failed on stored bytes
+  | 'io' // the medium failed (ENOSPC, EIO, a network error after retries)
+  | 'conflict' // a concurrent commit won and retries ran out
+  | 'not_found' // no such table, file or snapshot
+  | 'exists' // the thing to create is already there
+  | 'unsupported' // a feature paxd does not have (0A000)
+  | 'usage' // bad flags or arguments
+  | 'internal'; // a bug: an assertion that failed
+
+/** SQLSTATEs used by paxd, named as PostgreSQL's errcodes.txt names them. */
+export const SQLSTATE = {
+  invalid_text_representation: '22P02',
+  numeric_value_out_of_range: '22003',
+  string_data_right_truncation: '22001',
+  datetime_field_overflow: '22008',
+  invalid_datetime_format: '22007',
+  character_not_in_repertoire: '22021',
+  invalid_binary_representation: '22P03',
+  bad_copy_file_format: '22P04',
+  not_null_violation: '23502',
+  data_corrupted: 'XX001',
+  index_corrupted: 'XX002',
+  internal_error: 'XX000',
+  io_error: '58030',
+  undefined_table: '42P01',
+  duplicate_table: '42P07',
+  undefined_column: '42703',
+  duplicate_column: '42701',
+  undefined_object: '42704',
+  syntax_error: '42601',
+  invalid_parameter_value: '22023',
+  feature_not_supported: '0A000',
+  serialization_failure: '40001',
+  out_of_memory: '53200',
+  datatype_mismatch: '42804',
+} as const;
+export type SqlState = (typeof SQLSTATE)[keyof typeof SQLSTATE];
+
+export interface ErrorLocation {
+  /** A file path or URI (data file, snapshot, input file). */
+  file?: string;
+  /** Byte offset in `file`. */
+  offset?: number;
+  /** 1-based input line (as PostgreSQL's COPY counts them). */
+  line?: number;
+  /** 1-based input column position. */
+  column?: number;
+  /** Column name, where one applies. */
+  columnName?: string;
+  /** 1-based row number of the input, where lines do not apply. */
+  row?: number;
+}
+
+export class PaxdError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: string;
+  readonly file?: string;
+  readonly offset?: number;
+  readonly line?: number;
+  readonly column?: number;
+  readonly columnName?: string;
+  readonly row?: number;
+  readonly detail?: string;
+
+  constructor(kind: ErrorKind, code: string, message: string, loc: ErrorLocation & { detail?: string; cause?: unknown } = {}) {
+    super(message, loc.cause === undefined ? undefined : { cause: loc.cause });
+    this.name = 'PaxdError';
+    this.kind = kind;
+    this.code = code;
+    if (loc.file !== undefined) this.file = loc.file;
+    if (loc.offset !== undefined) this.offset = loc.offset;
+    if (loc.line !== undefined) this.line = loc.line;
+    if (loc.column !== undefined) this.column = loc.column;
+    if (loc.columnName !== undefined) this.columnName = loc.columnName;
+    if (loc.row !== undefined) this.row = loc.row;
+    if (loc.detail !== undefined) this.detail = loc.detail;
+  }
+
+  /** A copy of this error placed at an input location: `data.csv:1042:3: message`. */
+  at(loc: ErrorLocation): PaxdError {
+    const where = [loc.file, loc.line, loc.column].filter((x) => x !== undefined).join(':');
+    const e = new PaxdError(this.kind, this.code, where ? `${where}: ${this.message}` : this.message, {
+      ...this.location(),
+      ...loc,
+      ...(this.detail !== undefined ? { detail: this.detail } : {}),
+    });
+    return e;
+  }
+
+  location(): ErrorLocation {
+    const l: ErrorLocation = {};
+    if (this.file !== undefined) l.file = this.file;
+    if (this.offset !== undefined) l.offset = this.offset;
+    if (this.line !== undefined) l.line = this.line;
+    if (this.column !== undefined) l.column = this.column;
+    if (this.columnName !== undefined) l.columnName = this.columnName;
+    if (this.row !== undefined) l.row = this.row;
+    return l;
+  }
+}
+
+// ---- constructors, one per situation, so messages stay uniform ----
+
+export function invalidInput(typeName: string, text: string): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.invalid_text_representation, `invalid input syntax for type ${typeName}: "${text}"`);
+}
+
+export function outOfRange(typeName: string, text: string): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.numeric_value_out_of_range, `value "${text}" is out of range for type ${typeName}`);
+}
+
+export function corruption(file: string, offset: number, what: string): PaxdError {
+  return new PaxdError('corruption', SQLSTATE.data_corrupted, `${what} (file ${file}, offset ${offset})`, { file, offset });
+}
+
+export function checksumMismatch(what: string, file: string, offset: number, actual: number, expected: number): PaxdError {
+  const hex = (n: number) => '0x' + (n >>> 0).toString(16).padStart(8, '0');
+  return corruption(file, offset, `${what}: checksum ${hex(actual)}, expected ${hex(expected)}`);
+}
+
+export function unsupported(feature: string): PaxdError {
+  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${feature} is not supported`);
+}
+
+export function usage(message: string): PaxdError {
+  return new PaxdError('usage', SQLSTATE.invalid_parameter_value, message);
+}
+
+export function ioError(message: string, file?: string, cause?: unknown): PaxdError {
+  return new PaxdError('io', SQLSTATE.io_error, message, { ...(file !== undefined ? { file } : {}), cause });
+}
+
+/** An assertion: a failure here is a bug in paxd, never a user's mistake. */
+export function assert(cond: unknown, what: string): asserts cond {
+  if (!cond) throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: ${what}`);
+}
+
+export function isPaxdError(e: unknown): e is PaxdError {
+  return e instanceof PaxdError;
+}

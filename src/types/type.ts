@@ -1,0 +1,198 @@
+/**
+ * The PostgreSQL types paxd stores, with their typmods, and how each lays out in memory.
+ * DESIGN.md "Type mapping" is the source of truth for the Arrow side.
+ *
+ *   PostgreSQL          Arrow                      in-memory values (Column.values)
+ *   int2                int16                      Int16Array
+ *   int4                int32                      Int32Array
+ *   int8                int64                      BigInt64Array
+ *   float4              float32                    Float32Array
+ *   float8              float64                    Float64Array
+ *   bool                bool                       Uint8Array, bit-packed LSB first
+ *   text/varchar/bpchar utf8                       offsets Int32Array + data Uint8Array
+ *   bytea               binary                     offsets Int32Array + data Uint8Array
+ *   date                date32 (days since 1970)   Int32Array
+ *   timestamp           timestamp[us]              BigInt64Array (µs since 1970-01-01 00:00)
+ *   timestamptz         timestamp[us, UTC]         BigInt64Array (µs since 1970-01-01 00:00 UTC)
+ *   numeric(p,s) p<=38  decimal128(p,s)            Uint8Array, 16 bytes per value, LE two's complement
+ *   numeric             utf8 (exact text)          offsets Int32Array + data Uint8Array
+ *   uuid                fixed_size_binary(16)      Uint8Array, 16 bytes per value
+ *   jsonb               utf8 (normalized text)     offsets Int32Array + data Uint8Array
+ */
+
+export type TypeId =
+  | 'int2'
+  | 'int4'
+  | 'int8'
+  | 'float4'
+  | 'float8'
+  | 'bool'
+  | 'text'
+  | 'varchar'
+  | 'bpchar'
+  | 'bytea'
+  | 'date'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'numeric'
+  | 'uuid'
+  | 'jsonb';
+
+export const TYPE_IDS: readonly TypeId[] = [
+  'int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'text', 'varchar', 'bpchar', 'bytea',
+  'date', 'timestamp', 'timestamptz', 'numeric', 'uuid', 'jsonb',
+];
+
+/**
+ * A column type. `length` is the typmod of varchar(n)/bpchar(n) in characters;
+ * `precision`/`scale` the typmod of numeric(p,s). A numeric without a precision is
+ * "unconstrained" and is stored as exact text.
+ */
+export interface PgType {
+  readonly id: TypeId;
+  readonly length?: number;
+  readonly precision?: number;
+  readonly scale?: number;
+}
+
+/** How values of a type are laid out in memory and on disk. */
+export type Physical =
+  | 'i16'
+  | 'i32'
+  | 'i64'
+  | 'f32'
+  | 'f64'
+  | 'bit' // bit-packed booleans
+  | 'var' // int32 offsets + bytes
+  | 'fixed16'; // 16 bytes per value (decimal128, uuid)
+
+export function physicalOf(t: PgType): Physical {
+  switch (t.id) {
+    case 'int2':
+      return 'i16';
+    case 'int4':
+    case 'date':
+      return 'i32';
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'i64';
+    case 'float4':
+      return 'f32';
+    case 'float8':
+      return 'f64';
+    case 'bool':
+      return 'bit';
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+    case 'bytea':
+    case 'jsonb':
+      return 'var';
+    case 'numeric':
+      return isDecimal128(t) ? 'fixed16' : 'var';
+    case 'uuid':
+      return 'fixed16';
+    default: {
+      const never: never = t.id;
+      throw new Error(`unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** numeric(p,s) with p <= 38 is stored as decimal128; unconstrained numeric as text. */
+export function isDecimal128(t: PgType): boolean {
+  return t.id === 'numeric' && t.precision !== undefined;
+}
+
+/** Bytes per value for fixed-width physical types (bits for 'bit' are 1/8: returns 0). */
+export function byteWidth(p: Physical): number {
+  switch (p) {
+    case 'i16':
+      return 2;
+    case 'i32':
+    case 'f32':
+      return 4;
+    case 'i64':
+    case 'f64':
+      return 8;
+    case 'fixed16':
+      return 16;
+    case 'bit':
+    case 'var':
+      return 0;
+    default: {
+      const never: never = p;
+      throw new Error(`unknown physical ${String(never)}`);
+    }
+  }
+}
+
+/** The name PostgreSQL uses in messages ("integer", "bigint", "character varying(10)"). */
+export function pgDisplayName(t: PgType): string {
+  switch (t.id) {
+    case 'int2':
+      return 'smallint';
+    case 'int4':
+      return 'integer';
+    case 'int8':
+      return 'bigint';
+    case 'float4':
+      return 'real';
+    case 'float8':
+      return 'double precision';
+    case 'bool':
+      return 'boolean';
+    case 'text':
+      return 'text';
+    case 'varchar':
+      return t.length !== undefined ? `character varying(${t.length})` : 'character varying';
+    case 'bpchar':
+      return t.length !== undefined ? `character(${t.length})` : 'bpchar';
+    case 'bytea':
+      return 'bytea';
+    case 'date':
+      return 'date';
+    case 'timestamp':
+      return 'timestamp without time zone';
+    case 'timestamptz':
+      return 'timestamp with time zone';
+    case 'numeric':
+      return t.precision !== undefined ? `numeric(${t.precision},${t.scale ?? 0})` : 'numeric';
+    case 'uuid':
+      return 'uuid';
+    case 'jsonb':
+      return 'jsonb';
+    default: {
+      const never: never = t.id;
+      throw new Error(`unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** Canonical short spelling, the one paxd stores and prints: int4, varchar(10), numeric(12,2). */
+export function typeName(t: PgType): string {
+  switch (t.id) {
+    case 'varchar':
+    case 'bpchar':
+      return t.length !== undefined ? `${t.id}(${t.length})` : t.id;
+    case 'numeric':
+      return t.precision !== undefined ? `numeric(${t.precision},${t.scale ?? 0})` : 'numeric';
+    default:
+      return t.id;
+  }
+}
+
+/** A column of a table schema. `fieldId` is stable across ADD COLUMN. */
+export interface Field {
+  readonly name: string;
+  readonly type: PgType;
+  readonly notNull: boolean;
+  readonly fieldId: number;
+  /** Default value in PostgreSQL text form, or undefined for NULL. */
+  readonly default?: string;
+}
+
+export interface Schema {
+  readonly fields: readonly Field[];
+}
