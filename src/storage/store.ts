@@ -11,8 +11,11 @@
  *   exists at that path (link()/O_EXCL on local disk, If-None-Match: * on S3) and is durable
  *   when it resolves. Never a rename-over, never an overwrite.
  * - `read()` with a range returns exactly the bytes asked for, or throws a PaxdError of
- *   kind 'corruption' naming the path and offset when the object is shorter (a truncated
- *   file), or kind 'not_found' when the object is missing.
+ *   kind 'corruption' (XX001) naming the path and offset when the object is shorter (a
+ *   truncated file), or kind 'not_found' (58P01) when the object is missing.
+ * - Any other failure of the medium is a PaxdError of kind 'io' (58030) naming the path.
+ *   After an 'io' error from `putIfAbsent()` the object is not visible, but a crash could
+ *   still bring it back: like a failed COMMIT, the outcome is unknown to the caller.
  */
 
 export interface ObjectInfo {
@@ -44,7 +47,7 @@ export interface ObjectStore {
   read(path: string, offset?: number, length?: number): Promise<Uint8Array>;
   /** Size and mtime of an object, or null when it does not exist. */
   stat(path: string): Promise<ObjectInfo | null>;
-  /** Starts a new object; fails with kind 'exists' if the path already exists. */
+  /** Starts a new object; fails with kind 'exists' (58P02) if the path already exists. */
   create(path: string): Promise<ObjectWriter>;
   /**
    * Opens an existing object for appending at `offset` (its committed logical end): bytes

@@ -45,6 +45,8 @@ export const SQLSTATE = {
   serialization_failure: '40001',
   out_of_memory: '53200',
   datatype_mismatch: '42804',
+  invalid_time_zone_displacement_value: '22009',
+  untranslatable_character: '22P05',
 } as const;
 export type SqlState = (typeof SQLSTATE)[keyof typeof SQLSTATE];
 
@@ -149,4 +151,44 @@ export function assert(cond: unknown, what: string): asserts cond {
 
 export function isPaxdError(e: unknown): e is PaxdError {
   return e instanceof PaxdError;
+}
+
+// ---- storage (src/storage) ----
+
+/** PostgreSQL's undefined_file / duplicate_file (class 58, system errors). */
+const UNDEFINED_FILE = '58P01';
+const DUPLICATE_FILE = '58P02';
+
+/** An object the caller expected is not in the store: `could not open file "t/data/1.pax": no such file`. */
+export function objectNotFound(file: string): PaxdError {
+  return new PaxdError('not_found', UNDEFINED_FILE, `could not open file "${file}": no such file`, { file });
+}
+
+/** `create()` of a path that already exists (names are never reused). */
+export function objectExists(file: string): PaxdError {
+  return new PaxdError('exists', DUPLICATE_FILE, `could not create file "${file}": file exists`, { file });
+}
+
+/** `relation "t" does not exist`, as PostgreSQL says it (42P01). */
+export function tableNotFound(table: string): PaxdError {
+  return new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${table}" does not exist`);
+}
+
+/** `relation "t" already exists` (42P07). */
+export function tableExists(table: string): PaxdError {
+  return new PaxdError('exists', SQLSTATE.duplicate_table, `relation "${table}" already exists`);
+}
+
+/** A snapshot number that is not in the store (vacuumed, or never committed). */
+export function snapshotNotFound(table: string, id: number, file: string): PaxdError {
+  return new PaxdError('not_found', SQLSTATE.undefined_object, `snapshot ${id} of relation "${table}" does not exist`, { file });
+}
+
+/** The commit loop lost the race too often (40001, so clients retry the transaction). */
+export function commitConflict(table: string, attempts: number, elapsedMs: number): PaxdError {
+  return new PaxdError(
+    'conflict',
+    SQLSTATE.serialization_failure,
+    `could not serialize access due to concurrent commits to relation "${table}" (gave up after ${attempts} attempts in ${elapsedMs} ms)`,
+  );
 }

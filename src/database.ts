@@ -1,0 +1,194 @@
+/**
+ * The library's front door: a Database is a store (a local folder or, later, s3://…) holding
+ * tables; a Table is pinned to one snapshot until `refresh()`.
+ *
+ *   const db = await Database.open('./paxd-data');
+ *   const t = await db.createTable('events', [{ name: 'id', type: 'int8', notNull: true }]);
+ *   const sink = t.sink(); await sink.write(batch); await sink.commit();
+ *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
+ */
+import { resolve } from 'node:path';
+import type { Field, PgType } from './types/type.js';
+import { PaxdError, SQLSTATE, usage } from './types/errors.js';
+import { parseTypeName } from './types/parse-type.js';
+import { parseText } from './types/text-io.js';
+import type { ObjectStore } from './storage/store.js';
+import { LocalStore } from './storage/local.js';
+import { createTable as createTableSnapshot, latestSnapshot, listTables } from './storage/catalog.js';
+import type { SnapshotJson, TableOptionsJson } from './storage/snapshot-types.js';
+import { fieldsOf, fieldToJson } from './storage/schema.js';
+import { vacuum as vacuumTable, type VacuumOptions } from './storage/vacuum.js';
+import { TableSink, type SinkOptions } from './insert/sink.js';
+import { TableScan, type ScanOptions } from './scan/reader.js';
+import { checkTable, type CheckResult } from './scan/check.js';
+
+export const DEFAULT_DATA = './paxd-data';
+
+export const DEFAULT_OPTIONS: TableOptionsJson = {
+  codec: 'lz4',
+  rowGroupRows: 131072,
+  rowGroupBytes: 64 * 1024 * 1024,
+  zoneRows: 16384,
+};
+
+export interface ColumnSpec {
+  name: string;
+  type: string | PgType;
+  notNull?: boolean;
+  default?: string;
+}
+
+export interface CreateTableOptions extends Partial<TableOptionsJson> {
+  layout?: 'pax' | 'ao_column';
+}
+
+export interface TableInfo {
+  name: string;
+  rows: number;
+  bytes: number;
+  layout: string;
+  snapshot: number;
+  files: number;
+  groups: number;
+}
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+export class Database {
+  private constructor(readonly store: ObjectStore) {}
+
+  /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
+  static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA): Promise<Database> {
+    if (typeof uri !== 'string') return new Database(uri);
+    if (uri.startsWith('s3://')) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `S3 stores (${uri}) are not supported yet`);
+    return new Database(new LocalStore(resolve(uri)));
+  }
+
+  async tables(): Promise<TableInfo[]> {
+    const out: TableInfo[] = [];
+    for (const name of await listTables(this.store)) {
+      const s = await latestSnapshot(this.store, name);
+      out.push(tableInfo(s));
+    }
+    return out;
+  }
+
+  async createTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Promise<Table> {
+    if (!TABLE_NAME.test(name)) throw new PaxdError('usage', '42602', `invalid table name "${name}": use letters, digits and _ (up to 63), not starting with a digit`);
+    if (columns.length === 0) throw usage(`table "${name}" needs at least one column`);
+    const layout = options.layout ?? 'pax';
+    if (layout !== 'pax') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `layout ${layout} is not supported yet`);
+    const opts = validateOptions({ ...DEFAULT_OPTIONS, ...stripUndefined(options) });
+    const seen = new Set<string>();
+    const fields: Field[] = columns.map((c, i) => {
+      if (seen.has(c.name)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${c.name}" specified more than once`);
+      seen.add(c.name);
+      const type = typeof c.type === 'string' ? parseTypeName(c.type) : c.type;
+      if (c.default !== undefined) parseText(type, c.default); // reject a bad default now
+      return { name: c.name, type, notNull: c.notNull ?? false, fieldId: i + 1, ...(c.default !== undefined ? { default: c.default } : {}) };
+    });
+    const snapshot: SnapshotJson = {
+      format: 1,
+      table: name,
+      id: 1,
+      parent: 0,
+      createdAt: new Date().toISOString(),
+      operation: 'create',
+      layout,
+      options: { codec: opts.codec, rowGroupRows: opts.rowGroupRows, rowGroupBytes: opts.rowGroupBytes, zoneRows: opts.zoneRows },
+      fields: fields.map(fieldToJson),
+      nextFieldId: fields.length + 1,
+      files: [],
+    };
+    const created = await createTableSnapshot(this.store, snapshot);
+    return new Table(this.store, name, created);
+  }
+
+  /** Opens a table at its latest committed snapshot. */
+  async table(name: string): Promise<Table> {
+    return new Table(this.store, name, await latestSnapshot(this.store, name));
+  }
+
+  async vacuum(name: string, options: VacuumOptions): Promise<Awaited<ReturnType<typeof vacuumTable>>> {
+    await latestSnapshot(this.store, name); // fails cleanly for a missing table
+    return vacuumTable(this.store, name, options);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+export class Table {
+  constructor(
+    readonly store: ObjectStore,
+    readonly name: string,
+    private pinned: SnapshotJson,
+  ) {}
+
+  get snapshot(): SnapshotJson {
+    return this.pinned;
+  }
+
+  get fields(): readonly Field[] {
+    return fieldsOf(this.pinned);
+  }
+
+  /** Rows visible in the pinned snapshot (deleted rows excluded). */
+  get rows(): number {
+    let n = 0;
+    for (const f of this.pinned.files) for (const g of f.groups) n += g.live;
+    return n;
+  }
+
+  /** Re-pins the latest committed snapshot. */
+  async refresh(): Promise<void> {
+    this.pinned = await latestSnapshot(this.store, this.name);
+  }
+
+  scan(options: ScanOptions = {}): TableScan {
+    return new TableScan(this.store, this.name, this.pinned, options);
+  }
+
+  /** A sink appending to this table; columns of written batches are in field order. */
+  sink(options: SinkOptions = {}): TableSink {
+    return new TableSink(this.store, this.name, this.fields, this.pinned.options, options);
+  }
+
+  /** Reads every byte of every data file of the pinned snapshot and verifies every checksum. */
+  check(): Promise<CheckResult> {
+    return checkTable(this.store, this.name, this.pinned);
+  }
+
+  info(): TableInfo {
+    return tableInfo(this.pinned);
+  }
+}
+
+function tableInfo(s: SnapshotJson): TableInfo {
+  let rows = 0;
+  let bytes = 0;
+  let groups = 0;
+  for (const f of s.files) {
+    bytes += f.size;
+    groups += f.groups.length;
+    for (const g of f.groups) rows += g.live;
+  }
+  return { name: s.table, rows, bytes, layout: s.layout, snapshot: s.id, files: s.files.length, groups };
+}
+
+function validateOptions(o: TableOptionsJson): TableOptionsJson {
+  if (o.codec !== 'lz4' && o.codec !== 'zstd' && o.codec !== 'none') throw usage(`unknown codec "${String(o.codec)}": use lz4, zstd or none`);
+  const int = (name: string, v: number, min: number, max: number) => {
+    if (!Number.isInteger(v) || v < min || v > max) throw usage(`${name} must be an integer between ${min} and ${max}, got ${v}`);
+  };
+  int('rowGroupRows', o.rowGroupRows, 8, 1 << 24);
+  int('rowGroupBytes', o.rowGroupBytes, 1 << 16, 2 ** 31);
+  int('zoneRows', o.zoneRows, 1024, 1 << 20);
+  if (o.zoneRows % 1024 !== 0) throw usage(`zoneRows must be a multiple of 1024, got ${o.zoneRows}`);
+  return o;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,24 @@
+/**
+ * paxd's public library API. The CLI and the daemon use nothing else.
+ *
+ *   import { Database, columnOf } from 'paxd';
+ *   const db = await Database.open('./paxd-data');
+ *   const t = await db.createTable('events', [{ name: 'id', type: 'int8', notNull: true }, { name: 'kind', type: 'text' }]);
+ *   const sink = t.sink();
+ *   await sink.write({ length: 2, columns: [columnOf({ id: 'int8' }, [1n, 2n]), columnOf({ id: 'text' }, ['a', null])], selection: null });
+ *   await sink.commit();          // one snapshot, all or nothing
+ */
+export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS } from './database.js';
+export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
+export { TableSink } from './insert/sink.js';
+export type { SinkOptions, CommitResult } from './insert/sink.js';
+export { readArrow } from './insert/arrow-input.js';
+export { TableScan, DEFAULT_BATCH_ROWS } from './scan/reader.js';
+export type { BatchReader, ScanOptions, ScanStats } from './scan/reader.js';
+export type { CheckResult, CheckProblem } from './scan/check.js';
+export { tableStats } from './stats-report.js';
+export type { StatsReport, ColumnReport, GroupReport } from './stats-report.js';
+export type { ObjectStore, ObjectWriter, ObjectInfo } from './storage/store.js';
+export type { SnapshotJson } from './storage/snapshot-types.js';
+export { LocalStore } from './storage/local.js';
+export * from './types/index.js';

@@ -1,0 +1,71 @@
+/**
+ * Arrow IPC input (file or stream format): record batches become paxd batches of the table's
+ * columns, matched by name (exactly, then case-insensitively). Table columns missing from the
+ * input are NULL (or their default); input columns the table lacks are an error naming them.
+ */
+import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
+import type { Batch, Column } from '../types/column.js';
+import { ColumnBuilder } from '../types/builder.js';
+import { columnFromArrow } from '../types/arrow.js';
+import { parseText } from '../types/text-io.js';
+import type { Field } from '../types/type.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
+
+export async function* readArrow(source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, fields: readonly Field[], fileName: string): AsyncGenerator<Batch> {
+  let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
+  try {
+    reader = await RecordBatchReader.from(source as AsyncIterable<Uint8Array>);
+    await reader.open();
+  } catch (e) {
+    throw badArrow(fileName, e);
+  }
+  let mapping: (number | -1)[] | null = null;
+  try {
+    for await (const rb of reader as AsyncIterable<RecordBatch>) {
+      if (mapping === null) mapping = mapColumns(rb, fields, fileName);
+      yield toBatch(rb, fields, mapping, fileName);
+    }
+  } catch (e) {
+    if (e instanceof PaxdError) throw e;
+    throw badArrow(fileName, e);
+  }
+}
+
+function mapColumns(rb: RecordBatch, fields: readonly Field[], fileName: string): (number | -1)[] {
+  const names = rb.schema.fields.map((f) => f.name);
+  const used = new Set<number>();
+  const mapping = fields.map((f) => {
+    let i = names.indexOf(f.name);
+    if (i < 0) i = names.findIndex((n) => n.toLowerCase() === f.name.toLowerCase());
+    if (i >= 0) used.add(i);
+    return i;
+  });
+  const extra = names.filter((_, i) => !used.has(i));
+  if (extra.length > 0)
+    throw new PaxdError('invalid_input', SQLSTATE.undefined_column, `${fileName}: input column${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')} not in the table`, { file: fileName });
+  return mapping;
+}
+
+function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], fileName: string): Batch {
+  const columns: Column[] = fields.map((f, c) => {
+    const i = mapping[c]!;
+    if (i < 0) {
+      const b = new ColumnBuilder(f.type, rb.numRows);
+      const v = f.default === undefined ? null : parseText(f.type, f.default);
+      for (let r = 0; r < rb.numRows; r++) b.append(v);
+      return b.finish();
+    }
+    try {
+      return columnFromArrow(f.type, rb.getChildAt(i)!.data[0]!);
+    } catch (e) {
+      if (e instanceof PaxdError) throw e.at({ file: fileName, columnName: f.name });
+      throw e;
+    }
+  });
+  return { length: rb.numRows, columns, selection: null };
+}
+
+function badArrow(fileName: string, e: unknown): PaxdError {
+  const why = e instanceof Error ? e.message : String(e);
+  return new PaxdError('invalid_input', SQLSTATE.bad_copy_file_format, `${fileName}: invalid or truncated Arrow IPC input: ${why}`, { file: fileName, cause: e });
+}

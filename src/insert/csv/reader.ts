@@ -1,0 +1,459 @@
+/**
+ * CSV input: a stream of bytes in, batches of the table's types out (issue 3).
+ *
+ *   const reader = readCsv(createReadStream('data.csv'), table.fields, { header: true }, 'data.csv');
+ *   for await (const batch of reader) await sink.write(batch);
+ *   reader.rowsRead === reader.rowsLoaded + reader.rowsRejected;   // always
+ *
+ * The input is read block by block (about `blockBytes` at a time, plus whatever one record
+ * needs), never as a whole: each block is split into records and fields by ./tokenizer.ts,
+ * checked as UTF-8 in one native call, then parsed column by column by ./fields.ts straight
+ * into the batch's typed arrays.
+ *
+ * Columns are matched by position without a header; with `header: true` by name, in any
+ * order, as `COPY t (b, a) FROM … (HEADER)` would do it: table columns the header lacks get
+ * their default (else NULL) — and since every row would then violate a NOT NULL constraint on
+ * such a column without default, that fails at the header instead, once. `header: 'match'` is
+ * PostgreSQL 15's HEADER MATCH.
+ *
+ * Bad rows, in PostgreSQL's order of checks (encoding and line-terminator errors while reading
+ * the record; extra fields; then each field in input order — missing field or conversion
+ * error; then NOT NULL), fail the read with the first error of the first bad row
+ * (`onError: 'abort'`), or are handed to `onReject` and left out (`onError: 'skip'`). Errors
+ * carry file, line (as COPY counts them) and the 1-based position of the field.
+ *
+ * Departures from PostgreSQL's COPY, on purpose: a UTF-8 byte-order mark at the very start is
+ * skipped (COPY would take it as data).
+ */
+import { isAscii } from 'node:buffer';
+import type { Batch, Column, Value } from '../../types/column.js';
+import { PaxdError, assert } from '../../types/errors.js';
+import { parseText } from '../../types/text-io.js';
+import type { Field } from '../../types/type.js';
+import { ColumnBuffer } from './columns.js';
+import {
+  MAX_COLUMNS,
+  duplicateColumn,
+  forceNotReferenced,
+  headerFieldCount,
+  headerMismatch,
+  missingData,
+  notNullViolation,
+  recordError,
+  tooManyColumns,
+  undefinedColumn,
+} from './errors.js';
+import { type BlockContext, parseColumn } from './fields.js';
+import { type CsvOptions, type CsvReject, type ResolvedCsvOptions, resolveCsvOptions } from './options.js';
+import { CsvTokenizer, FIELD_NULL, FIELD_QUOTED, RecordError } from './tokenizer.js';
+import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';
+
+/** The batches of a CSV input, with running counts (rowsRead = rowsLoaded + rowsRejected). */
+export interface CsvReader extends AsyncGenerator<Batch, void, undefined> {
+  /** Data rows read so far (the header line is not a row). */
+  readonly rowsRead: number;
+  /** Rows placed into batches. */
+  readonly rowsLoaded: number;
+  /** Rows left out in 'skip' mode (or the one that failed the read in 'abort' mode). */
+  readonly rowsRejected: number;
+  /** Input bytes consumed so far. */
+  readonly bytesRead: number;
+}
+
+/** Records per tokenized block (bounded further by the bytes at hand and the batch's room). */
+const BLOCK_RECORDS = 4096;
+
+const ROW_OK = 0;
+const ROW_BAD = 1;
+/** Fewer fields than expected: "missing data" unless an earlier field fails first. */
+const ROW_SHORT = 2;
+
+interface RowError {
+  readonly line: number;
+  readonly column: number;
+  readonly columnName: string | undefined;
+  readonly error: PaxdError;
+}
+
+export function readCsv(source: AsyncIterable<Uint8Array>, fields: readonly Field[], opts: CsvOptions, fileName: string): CsvReader {
+  const state = new CsvRead(fields, resolveCsvOptions(opts), fileName);
+  const gen = state.run(source) as CsvReader;
+  Object.defineProperties(gen, {
+    rowsRead: { get: () => state.rowsRead },
+    rowsLoaded: { get: () => state.rowsLoaded },
+    rowsRejected: { get: () => state.rowsRejected },
+    bytesRead: { get: () => state.bytesRead },
+  });
+  return gen;
+}
+
+class CsvRead implements BlockContext {
+  rowsRead = 0;
+  rowsLoaded = 0;
+  rowsRejected = 0;
+  bytesRead = 0;
+
+  // BlockContext
+  tok!: CsvTokenizer;
+  buf: Buffer;
+  bad: Uint8Array = new Uint8Array(0);
+  ascii = false;
+
+  private readonly fields: readonly Field[];
+  private readonly opts: ResolvedCsvOptions;
+  private readonly fileName: string;
+  private start = 0;
+  private fill = 0;
+  private threshold: number;
+  private bomChecked = false;
+  private ended = false;
+  private ready = false;
+  /** Table column of each input position. */
+  private inputToTable: Int32Array = new Int32Array(0);
+  /** 1-based input position of each table column, 0 if the input lacks it. */
+  private tableToInput: Int32Array = new Int32Array(0);
+  /** Parsed defaults of the table columns the input lacks. */
+  private defaults: Value[] = [];
+  private cols: ColumnBuffer[] = [];
+  private batchLen = 0;
+  private dataHints: number[] = [];
+  private readonly errors = new Map<number, RowError>();
+  /** Per record: 1 + the table index of the first NOT NULL column holding NULL, else 0. */
+  private nn: Int32Array = new Int32Array(0);
+  private nnAny = false;
+  private secondPass = false;
+
+  constructor(fields: readonly Field[], opts: ResolvedCsvOptions, fileName: string) {
+    this.fields = fields;
+    this.opts = opts;
+    this.fileName = fileName;
+    this.buf = Buffer.allocUnsafeSlow(opts.blockBytes * 2 + 1);
+    this.threshold = opts.blockBytes;
+  }
+
+  async *run(source: AsyncIterable<Uint8Array>): AsyncGenerator<Batch, void, undefined> {
+    for await (const chunk of source) {
+      this.bytesRead += chunk.length;
+      this.append(chunk);
+      if (this.fill - this.start >= this.threshold) yield* this.drain(false);
+      if (this.ended) break; // after `\.` nothing more is read
+    }
+    if (!this.ended) yield* this.drain(true);
+    if (this.batchLen > 0) yield this.finishBatch();
+  }
+
+  private append(chunk: Uint8Array): void {
+    const need = this.fill + chunk.length + 1;
+    if (need > this.buf.length) {
+      if (this.start > 0) {
+        this.buf.copyWithin(0, this.start, this.fill);
+        this.fill -= this.start;
+        this.start = 0;
+      }
+      const need2 = this.fill + chunk.length + 1;
+      if (need2 > this.buf.length) {
+        const nb = Buffer.allocUnsafeSlow(Math.max(need2, this.buf.length * 2));
+        this.buf.copy(nb, 0, 0, this.fill);
+        this.buf = nb;
+      }
+    }
+    this.buf.set(chunk, this.fill);
+    this.fill += chunk.length;
+  }
+
+  private *drain(eof: boolean): Generator<Batch, void, undefined> {
+    for (;;) {
+      if (this.ended) return;
+      const avail = this.fill - this.start;
+      if (avail === 0) return;
+      if (!eof && avail < this.threshold) return;
+      if (!this.bomChecked) {
+        if (avail < 3 && !eof) return;
+        const b = this.buf;
+        const s = this.start;
+        if (avail >= 3 && b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf) this.start += 3;
+        this.bomChecked = true;
+        continue;
+      }
+      if (!this.ready) {
+        if (!this.setup(eof)) {
+          this.threshold = avail * 2;
+          return;
+        }
+        continue;
+      }
+      const tok = this.tok;
+      const pos = this.start;
+      const next = tok.tokenize(this.buf, pos, this.fill, eof, this.opts.batchRows - this.batchLen);
+      if (tok.n === 0) {
+        if (tok.ended) {
+          this.ended = true;
+          return;
+        }
+        assert(!eof, 'CSV tokenizer made no progress at end of input');
+        this.threshold = avail * 2; // one record is longer than what we have: wait for twice as much
+        return;
+      }
+      this.threshold = this.opts.blockBytes;
+      this.parseBlock(pos, next);
+      this.start = next;
+      if (tok.ended) this.ended = true;
+      if (this.batchLen === this.opts.batchRows) yield this.finishBatch();
+    }
+  }
+
+  // ---- header and column mapping ----
+
+  /** Reads the header (if any) and prepares the tokenizer; false when more bytes are needed. */
+  private setup(eof: boolean): boolean {
+    const fields = this.fields;
+    const opts = this.opts;
+    let lineNo = 0;
+    let eol = 0;
+    let mapping: number[];
+    if (opts.header === 'none') {
+      mapping = fields.map((_, i) => i);
+    } else {
+      const htok = new CsvTokenizer(opts, MAX_COLUMNS + 1, 1);
+      const next = htok.tokenize(this.buf, this.start, this.fill, eof, 1);
+      if (htok.ended) {
+        this.ended = true;
+        return true;
+      }
+      if (htok.n === 0) return false;
+      const names = this.headerNames(htok);
+      this.start = next;
+      lineNo = htok.lineNo;
+      eol = htok.eol;
+      mapping = opts.header === 'match' ? this.matchHeader(names) : this.mapHeader(names);
+    }
+    const stride = mapping.length;
+    this.inputToTable = Int32Array.from(mapping);
+    this.tableToInput = new Int32Array(fields.length);
+    mapping.forEach((c, p) => (this.tableToInput[c] = p + 1));
+    const forced = (names: readonly string[], option: string): Uint8Array => {
+      const flags = new Uint8Array(stride);
+      for (const name of names) {
+        const c = fields.findIndex((f) => f.name === name);
+        if (c < 0) throw undefinedColumn(name, opts.table);
+        const p = this.tableToInput[c]!;
+        if (p === 0) throw forceNotReferenced(option, name);
+        flags[p - 1] = 1;
+      }
+      return flags;
+    };
+    const fnn = forced(opts.forceNotNull, 'FORCE_NOT_NULL');
+    const fn = forced(opts.forceNull, 'FORCE_NULL');
+    this.defaults = fields.map((f, c) => {
+      if (this.tableToInput[c] !== 0) return null;
+      if (f.default === undefined) {
+        if (f.notNull) throw notNullViolation(f.name, opts.table).at({ file: this.fileName, line: Math.max(1, lineNo), columnName: f.name });
+        return null;
+      }
+      return parseText(f.type, f.default);
+    });
+    const cap = Math.min(BLOCK_RECORDS, opts.batchRows);
+    this.tok = new CsvTokenizer(opts, stride, cap, fnn, fn);
+    this.tok.lineNo = lineNo;
+    this.tok.eol = eol;
+    this.bad = new Uint8Array(cap);
+    this.nn = new Int32Array(cap);
+    this.dataHints = fields.map(() => 16 * opts.batchRows);
+    this.newBatch();
+    this.ready = true;
+    return true;
+  }
+
+  private headerNames(htok: CsvTokenizer): (string | null)[] {
+    const r = 0;
+    const at = (line: number, column?: number) => ({ file: this.fileName, line, ...(column !== undefined ? { column } : {}) });
+    const bad = isCleanUtf8(this.buf, htok.recStart[r]!, htok.recEnd[r]!) ? -1 : firstInvalidUtf8(this.buf, htok.recStart[r]!, htok.recEnd[r]!);
+    if (bad >= 0 && (htok.recErr[r] === RecordError.None || bad < htok.recErrPos[r]!)) {
+      const loc = htok.locate(this.buf, r, bad);
+      throw invalidEncoding(this.buf, bad, this.fill - bad).at(at(loc.line, loc.column));
+    }
+    const nf = htok.nFields[r]!;
+    if (htok.recErr[r] !== RecordError.None && htok.recErr[r] !== RecordError.ExtraData) {
+      throw recordError(htok.recErr[r] as RecordError).at(at(htok.recErrLine[r]!, htok.recErrCol[r]!));
+    }
+    if (nf > MAX_COLUMNS) throw tooManyColumns(nf).at(at(htok.recLine[r]!));
+    const names: (string | null)[] = [];
+    for (let p = 0; p < nf; p++) {
+      const k = p * htok.cap + r;
+      const fl = htok.fFlags[k]!;
+      if (fl === FIELD_NULL) names.push(null);
+      else names.push((fl === FIELD_QUOTED ? htok.qbuf : this.buf).toString('utf8', htok.fStart[k]!, htok.fEnd[k]!));
+    }
+    return names;
+  }
+
+  /** HEADER MATCH: the header must list the table's columns, in order. */
+  private matchHeader(names: readonly (string | null)[]): number[] {
+    const at = { file: this.fileName, line: 1 };
+    const fields = this.fields;
+    if (names.length !== fields.length) throw headerFieldCount(names.length, fields.length).at(at);
+    names.forEach((n, i) => {
+      if (n !== fields[i]!.name) throw headerMismatch(i + 1, n, fields[i]!.name, new TextDecoder().decode(this.opts.null)).at({ ...at, column: i + 1 });
+    });
+    return fields.map((_, i) => i);
+  }
+
+  /** HEADER by name: each header field names a table column (exactly, else case-insensitively). */
+  private mapHeader(names: readonly (string | null)[]): number[] {
+    const fields = this.fields;
+    const used = new Set<number>();
+    return names.map((raw, p) => {
+      const name = raw ?? '';
+      let c = fields.findIndex((f) => f.name === name);
+      if (c < 0) {
+        const lower = name.toLowerCase();
+        c = fields.findIndex((f) => f.name.toLowerCase() === lower);
+      }
+      const at = { file: this.fileName, line: 1, column: p + 1 };
+      if (c < 0) throw undefinedColumn(name, this.opts.table).at(at);
+      if (used.has(c)) throw duplicateColumn(fields[c]!.name).at(at);
+      used.add(c);
+      return c;
+    });
+  }
+
+  // ---- batches ----
+
+  private newBatch(): void {
+    this.cols = this.fields.map((f, c) => new ColumnBuffer(f, c, this.tableToInput[c]!, this.opts.batchRows, this.dataHints[c]!));
+    this.batchLen = 0;
+  }
+
+  private finishBatch(): Batch {
+    const n = this.batchLen;
+    const columns: Column[] = this.cols.map((col, c) => {
+      if (col.phys === 'var') this.dataHints[c] = Math.ceil(col.dataLen * 1.1) + 64;
+      return col.finish(n);
+    });
+    this.newBatch();
+    return { length: n, columns, selection: null };
+  }
+
+  // ---- one block ----
+
+  private parseBlock(pos: number, next: number): void {
+    const tok = this.tok;
+    const n = tok.n;
+    const buf = this.buf;
+    const bad = this.bad;
+    const stride = tok.stride;
+    this.errors.clear();
+    this.nnAny = false;
+    this.secondPass = false;
+    const region = buf.subarray(pos, next);
+    this.ascii = isAscii(region);
+    const clean = this.ascii || isCleanUtf8(buf, pos, next);
+    for (let r = 0; r < n; r++) {
+      const err = tok.recErr[r] as RecordError;
+      if (err !== RecordError.None) {
+        bad[r] = ROW_BAD;
+        this.errors.set(r, { line: tok.recErrLine[r]!, column: tok.recErrCol[r]!, columnName: undefined, error: recordError(err) });
+      } else bad[r] = tok.nFields[r]! < stride ? ROW_SHORT : ROW_OK;
+      this.nn[r] = 0;
+    }
+    if (!clean) {
+      for (let r = 0; r < n; r++) {
+        const at = firstInvalidUtf8(buf, tok.recStart[r]!, tok.recEnd[r]!);
+        if (at < 0 || (bad[r] === ROW_BAD && at >= tok.recErrPos[r]!)) continue;
+        const loc = tok.locate(buf, r, at);
+        bad[r] = ROW_BAD;
+        this.errors.set(r, { line: loc.line, column: loc.column, columnName: undefined, error: invalidEncoding(buf, at, this.fill - at) });
+      }
+    }
+    const base = this.batchLen;
+    const cols = this.cols;
+    const inputToTable = this.inputToTable;
+    for (let p = 0; p < stride; p++) parseColumn(this, cols[inputToTable[p]!]!, p, base);
+    if (this.nnAny) {
+      for (let r = 0; r < n; r++) {
+        if (bad[r] !== ROW_OK || this.nn[r] === 0) continue;
+        const f = this.fields[this.nn[r]! - 1]!;
+        bad[r] = ROW_BAD;
+        this.errors.set(r, { line: tok.recLine[r]!, column: this.tableToInput[this.nn[r]! - 1]!, columnName: f.name, error: notNullViolation(f.name, this.opts.table) });
+      }
+    }
+    let good = n;
+    if (this.errors.size > 0) {
+      const rows = [...this.errors.keys()].sort((a, b) => a - b);
+      if (!this.opts.skip) {
+        const r = rows[0]!;
+        this.rowsRead += r + 1;
+        this.rowsLoaded += r;
+        this.rowsRejected += 1;
+        throw this.located(this.errors.get(r)!);
+      }
+      for (const r of rows) {
+        const e = this.errors.get(r)!;
+        this.rowsRejected++;
+        this.rowsRead++;
+        this.opts.onReject?.(this.reject(r, e));
+      }
+      good = n - rows.length;
+      // Parse the block again without the rejected rows, so that the good ones stay contiguous.
+      this.secondPass = true;
+      for (const col of cols) col.resetRange(base, base + n);
+      for (let p = 0; p < stride; p++) {
+        const end = parseColumn(this, cols[inputToTable[p]!]!, p, base);
+        assert(end === base + good, `CSV second pass wrote ${end - base} rows, expected ${good}`);
+      }
+    }
+    this.fillDefaults(base, good);
+    this.batchLen = base + good;
+    this.rowsRead += good;
+    this.rowsLoaded += good;
+  }
+
+  /** Columns the input lacks hold their default in rows [base, base + n). */
+  private fillDefaults(base: number, n: number): void {
+    for (let c = 0; c < this.fields.length; c++) {
+      if (this.tableToInput[c] !== 0) continue;
+      const col = this.cols[c]!;
+      const v = this.defaults[c]!;
+      for (let o = base; o < base + n; o++) col.writeValue(o, v);
+    }
+  }
+
+  private located(e: RowError): PaxdError {
+    return e.error.at({ file: this.fileName, line: e.line, column: e.column, ...(e.columnName !== undefined ? { columnName: e.columnName } : {}) });
+  }
+
+  private reject(r: number, e: RowError): CsvReject {
+    const tok = this.tok;
+    return {
+      line: e.line,
+      column: e.column,
+      code: e.error.code,
+      message: e.error.message,
+      raw: this.buf.slice(tok.recStart[r]!, tok.recEnd[r]!),
+    };
+  }
+
+  // ---- BlockContext ----
+
+  skip(r: number, p: number): boolean {
+    if (this.bad[r] !== ROW_SHORT) return true;
+    const tok = this.tok;
+    if (p < tok.nFields[r]!) return false;
+    const f = this.fields[this.inputToTable[p]!]!;
+    this.bad[r] = ROW_BAD;
+    this.errors.set(r, { line: tok.recLine[r]!, column: p + 1, columnName: f.name, error: missingData(f.name) });
+    return true;
+  }
+
+  fail(r: number, p: number, e: PaxdError): void {
+    assert(!this.secondPass, `CSV field ${p + 1} of a good row failed on the second pass: ${e.message}`);
+    this.bad[r] = ROW_BAD;
+    this.errors.set(r, { line: this.tok.recLine[r]!, column: p + 1, columnName: this.fields[this.inputToTable[p]!]!.name, error: e });
+  }
+
+  nullInNotNull(r: number, col: ColumnBuffer): void {
+    const cur = this.nn[r]!;
+    if (cur === 0 || col.index + 1 < cur) this.nn[r] = col.index + 1;
+    this.nnAny = true;
+  }
+}

@@ -1,0 +1,470 @@
+/**
+ * A byte-level CSV tokenizer with the semantics of PostgreSQL 15's COPY … (FORMAT csv)
+ * (commands/copyfromparse.c: CopyReadLineText splits the input into records, CopyReadAttributesCSV
+ * splits a record into fields; https://www.postgresql.org/docs/15/sql-copy.html "CSV Format").
+ *
+ * It works on a block of bytes and fills, for up to `cap` records, flat arrays that describe
+ * each record and each of its first `stride` fields; it never builds a string or an object
+ * per field. Field p of record r is at index k = p * cap + r (column-major, so the typed
+ * field parsers in ./fields.ts walk each column sequentially):
+ *
+ *   fStart[k], fEnd[k]   the field's value: bytes [fStart, fEnd) of the block's buffer when
+ *                        fFlags[k] = FIELD_PLAIN, of `qbuf` (de-quoted copy) for FIELD_QUOTED
+ *   fFlags[k]            FIELD_PLAIN | FIELD_QUOTED | FIELD_NULL
+ *   nFields[r]           fields the record has (may be more or less than `stride`)
+ *   recStart[r], recEnd[r]  the record's bytes, without its line terminator
+ *   recLine[r]           the line PostgreSQL reports for the record (see below)
+ *   recErr[r]            0, or a RecordError found while splitting (then recErrLine/recErrCol)
+ *
+ * Semantics, as PostgreSQL's:
+ * - A field is a run of unquoted and quoted parts: `ab"c,d"e` is `abc,de`. Inside quotes the
+ *   escape character (default: the quote) escapes a following quote or escape; anything else
+ *   is literal, including delimiters, CR and LF.
+ * - NULL is an unquoted field whose raw bytes equal the null string (default: empty), so `,,`
+ *   is NULL and `,"",` an empty string. FORCE_NOT_NULL and FORCE_NULL adjust that per column.
+ * - Records end at an unquoted LF, CRLF or CR; the first one fixes the style for the whole
+ *   input, and another style later is an error ("unquoted carriage return found in data",
+ *   "unquoted newline found in data"). A last record without terminator is a record.
+ * - `\.` alone on a line, at the start of a record, ends the data (PostgreSQL 15 does this for
+ *   files too); anything after it is not read.
+ * - Line numbers: COPY's cur_lineno is incremented at the start of every record and for each
+ *   newline inside quotes — LF once the input is known to use LF, else CR (so a quoted LF in
+ *   the very first record is not counted, a quirk this tokenizer keeps). Errors report the
+ *   count at the point of detection; for field errors that is the record's last line.
+ *
+ * A record that ends past the block is left for the next call (`tokenize` returns where the
+ * complete records end); `eof` says no more bytes will come.
+ */
+import type { ResolvedCsvOptions } from './options.js';
+
+export const FIELD_PLAIN = 0;
+export const FIELD_QUOTED = 1;
+export const FIELD_NULL = 2;
+
+/** Errors found while splitting records, in the order of PostgreSQL's checks. */
+export const enum RecordError {
+  None = 0,
+  /** "unquoted carriage return found in data" */
+  UnquotedCR = 1,
+  /** "unquoted newline found in data" */
+  UnquotedLF = 2,
+  /** "unterminated CSV quoted field" (only at the end of the input) */
+  Unterminated = 3,
+  /** "end-of-copy marker does not match previous newline style" */
+  MarkerStyle = 4,
+  /** "extra data after last expected column" */
+  ExtraData = 5,
+}
+
+/** Line-terminator style, fixed by the first record (PostgreSQL's eol_type). */
+export const enum Eol {
+  Unknown = 0,
+  LF = 1,
+  CRLF = 2,
+  CR = 3,
+}
+
+const C_PLAIN = 0;
+const C_DELIM = 1;
+const C_QUOTE = 2;
+const C_LF = 3;
+const C_CR = 4;
+
+const LF = 10;
+const CR = 13;
+const BACKSLASH = 92;
+const DOT = 46;
+
+const NEED_MORE = -1;
+
+const enum Marker {
+  Data = 0,
+  NeedMore = 1,
+  End = 2,
+  StyleError = 3,
+}
+
+export class CsvTokenizer {
+  /** Records per block, and fields stored per record. */
+  readonly cap: number;
+  readonly stride: number;
+
+  readonly fStart: Int32Array;
+  readonly fEnd: Int32Array;
+  readonly fFlags: Uint8Array;
+  readonly nFields: Int32Array;
+  readonly recStart: Int32Array;
+  readonly recEnd: Int32Array;
+  readonly recLine: Int32Array;
+  readonly recErr: Uint8Array;
+  readonly recErrLine: Int32Array;
+  readonly recErrCol: Int32Array;
+  /** Offset of the byte where recErr was detected (the record's end for errors found after it). */
+  readonly recErrPos: Int32Array;
+  /** The line-terminator style in force when each record began (to re-scan it later). */
+  readonly recEol: Uint8Array;
+  /** De-quoted values of FIELD_QUOTED fields; valid until the next `tokenize`. */
+  qbuf: Buffer;
+  qlen = 0;
+  /** Records in the last block. */
+  n = 0;
+  /** true once `\.` ended the data. */
+  ended = false;
+  /** COPY's cur_lineno after the last complete record. */
+  lineNo = 0;
+  eol: Eol = Eol.Unknown;
+
+  private readonly cls = new Uint8Array(256);
+  private readonly delim: number;
+  private readonly quote: number;
+  private readonly escape: number;
+  private readonly nullBytes: Uint8Array;
+  private readonly forceNotNull: Uint8Array;
+  private readonly forceNull: Uint8Array;
+  // Per-field results of quotedField().
+  private qs = 0;
+  private qe = 0;
+  private qLines = 0;
+  private qUnterminated = false;
+
+  /**
+   * `forceNotNull` / `forceNull` hold one flag per input position (length >= stride).
+   */
+  constructor(opts: ResolvedCsvOptions, stride: number, cap: number, forceNotNull?: Uint8Array, forceNull?: Uint8Array) {
+    this.cap = cap;
+    this.stride = stride;
+    this.fStart = new Int32Array(stride * cap);
+    this.fEnd = new Int32Array(stride * cap);
+    this.fFlags = new Uint8Array(stride * cap);
+    this.nFields = new Int32Array(cap);
+    this.recStart = new Int32Array(cap);
+    this.recEnd = new Int32Array(cap);
+    this.recLine = new Int32Array(cap);
+    this.recErr = new Uint8Array(cap);
+    this.recErrLine = new Int32Array(cap);
+    this.recErrCol = new Int32Array(cap);
+    this.recErrPos = new Int32Array(cap);
+    this.recEol = new Uint8Array(cap);
+    this.qbuf = Buffer.allocUnsafe(4096);
+    this.delim = opts.delimiter;
+    this.quote = opts.quote;
+    this.escape = opts.escape;
+    this.nullBytes = opts.null;
+    this.forceNotNull = forceNotNull ?? new Uint8Array(stride);
+    this.forceNull = forceNull ?? new Uint8Array(stride);
+    this.cls[LF] = C_LF;
+    this.cls[CR] = C_CR;
+    this.cls[this.delim] = C_DELIM;
+    this.cls[this.quote] = C_QUOTE;
+  }
+
+  /**
+   * Splits complete records of buf[pos, end) into the block arrays (at most maxRecords) and
+   * returns the offset just past the last one (its line terminator included). `buf` must have
+   * one spare byte at `end`, which is overwritten (a sentinel that stops the inner scan).
+   */
+  tokenize(buf: Uint8Array, pos: number, end: number, eof: boolean, maxRecords: number): number {
+    const cls = this.cls;
+    const cap = this.cap;
+    const stride = this.stride;
+    const fStart = this.fStart;
+    const fEnd = this.fEnd;
+    const fFlags = this.fFlags;
+    const nullBytes = this.nullBytes;
+    const nullLen = nullBytes.length;
+    const forceNotNull = this.forceNotNull;
+    const forceNull = this.forceNull;
+    const max = Math.min(maxRecords, cap);
+    buf[end] = LF; // sentinel
+    this.qlen = 0;
+    let eol = this.eol;
+    let i = pos;
+    let r = 0;
+    records: while (r < max && i < end && !this.ended) {
+      const recStart = i;
+      const qlen0 = this.qlen;
+      let line = this.lineNo + 1;
+      let err: RecordError = RecordError.None;
+      let errLine = 0;
+      let errCol = 0;
+      let errPos = 0;
+      if (buf[i] === BACKSLASH) {
+        const m = this.endMarker(buf, i, end, eof, eol);
+        if (m === Marker.NeedMore) break;
+        if (m === Marker.End) {
+          this.ended = true;
+          i = end;
+          break;
+        }
+        if (m === Marker.StyleError) {
+          err = RecordError.MarkerStyle;
+          errLine = line;
+          errCol = 1;
+          errPos = i;
+        }
+      }
+      let f = 0;
+      let recEnd = 0;
+      for (;;) {
+        const s = i;
+        let j = i;
+        while (cls[buf[j]!] === C_PLAIN) j++;
+        let t = cls[buf[j]!]!;
+        let flag = FIELD_PLAIN;
+        let fs = s;
+        let fe = j;
+        if (t === C_QUOTE) {
+          this.qLines = 0;
+          j = this.quotedField(buf, s, j, end, eof, eol);
+          if (j === NEED_MORE) {
+            this.qlen = qlen0;
+            break records;
+          }
+          line += this.qLines;
+          flag = FIELD_QUOTED;
+          fs = this.qs;
+          fe = this.qe;
+          if (this.qUnterminated && err === RecordError.None) {
+            err = RecordError.Unterminated;
+            errLine = -1; // the record's last line, known below
+            errCol = f + 1;
+            errPos = end;
+          }
+          if (forceNull[f] === 1 && f < stride && fe - fs === nullLen && equalAt(this.qbuf, fs, nullBytes)) flag = FIELD_NULL;
+          t = j >= end ? C_LF : cls[buf[j]!]!;
+        } else if (fe - fs === nullLen && (nullLen === 0 || equalAt(buf, fs, nullBytes)) && !(f < stride && forceNotNull[f] === 1)) {
+          flag = FIELD_NULL;
+        }
+        if (f < stride) {
+          const k = f * cap + r;
+          fStart[k] = fs;
+          fEnd[k] = fe;
+          fFlags[k] = flag;
+        }
+        f++;
+        if (t === C_DELIM) {
+          i = j + 1;
+          continue;
+        }
+        // A line terminator, or the end of the bytes at hand.
+        if (j >= end) {
+          if (!eof) {
+            this.qlen = qlen0;
+            break records;
+          }
+          recEnd = end;
+          i = end;
+          break;
+        }
+        if (t === C_LF) {
+          if (eol === Eol.CR || eol === Eol.CRLF) {
+            if (err === RecordError.None) {
+              err = RecordError.UnquotedLF;
+              errLine = line;
+              errCol = f;
+              errPos = j;
+            }
+            i = j + 1;
+            continue; // the record goes on to the terminator of the established style
+          }
+          eol = Eol.LF;
+          recEnd = j;
+          i = j + 1;
+          break;
+        }
+        // t === C_CR
+        if (eol === Eol.LF) {
+          if (err === RecordError.None) {
+            err = RecordError.UnquotedCR;
+            errLine = line;
+            errCol = f;
+            errPos = j;
+          }
+          i = j + 1;
+          continue;
+        }
+        if (eol === Eol.CR) {
+          recEnd = j;
+          i = j + 1;
+          break;
+        }
+        // Unknown or CRLF: look at the next byte.
+        if (j + 1 >= end && !eof) {
+          this.qlen = qlen0;
+          break records;
+        }
+        if (j + 1 < end && buf[j + 1] === LF) {
+          eol = Eol.CRLF;
+          recEnd = j;
+          i = j + 2;
+          break;
+        }
+        if (eol === Eol.CRLF) {
+          if (err === RecordError.None) {
+            err = RecordError.UnquotedCR;
+            errLine = line;
+            errCol = f;
+            errPos = j;
+          }
+          i = j + 1;
+          continue;
+        }
+        eol = Eol.CR;
+        recEnd = j;
+        i = j + 1;
+        break;
+      }
+      if (err === RecordError.None && f > stride) {
+        err = RecordError.ExtraData;
+        errLine = line;
+        errCol = stride + 1;
+        errPos = i;
+      }
+      if (errLine === -1) errLine = line;
+      this.recEol[r] = this.eol;
+      this.recStart[r] = recStart;
+      this.recEnd[r] = recEnd;
+      this.recLine[r] = line;
+      this.nFields[r] = f;
+      this.recErr[r] = err;
+      this.recErrLine[r] = errLine;
+      this.recErrCol[r] = errCol;
+      this.recErrPos[r] = errPos;
+      this.lineNo = line;
+      this.eol = eol;
+      r++;
+      pos = i;
+    }
+    this.n = r;
+    return this.ended ? end : pos;
+  }
+
+  /**
+   * The rest of a field that has a quote at buf[j] (bytes [s, j) before it are unquoted data):
+   * de-quotes it into qbuf (this.qs/qe), counts quoted newlines (this.qLines) and returns the
+   * offset of the byte that ends the field (delimiter, CR, LF or `end` at EOF), or NEED_MORE.
+   */
+  private quotedField(buf: Uint8Array, s: number, j: number, end: number, eof: boolean, eol: Eol): number {
+    const need = this.qlen + (end - s);
+    if (need > this.qbuf.length) {
+      const nb = Buffer.allocUnsafe(Math.max(need, this.qbuf.length * 2));
+      this.qbuf.copy(nb, 0, 0, this.qlen);
+      this.qbuf = nb;
+    }
+    const q = this.qbuf;
+    const quote = this.quote;
+    const escape = this.escape;
+    const delim = this.delim;
+    const nl = eol === Eol.LF ? LF : CR; // the newline COPY counts inside quotes
+    let o = this.qlen;
+    this.qs = o;
+    for (let k = s; k < j; k++) q[o++] = buf[k]!;
+    let i = j + 1;
+    let lines = 0;
+    this.qUnterminated = false;
+    for (;;) {
+      // In quotes.
+      for (;;) {
+        if (i >= end) {
+          if (!eof) return NEED_MORE;
+          this.qUnterminated = true;
+          this.qe = o;
+          this.qLines = lines;
+          this.qlen = o;
+          return end;
+        }
+        const c = buf[i]!;
+        if (c === escape) {
+          if (i + 1 >= end && !eof) return NEED_MORE;
+          if (i + 1 < end) {
+            const d = buf[i + 1]!;
+            if (d === escape || d === quote) {
+              q[o++] = d;
+              i += 2;
+              continue;
+            }
+          }
+        }
+        if (c === quote) {
+          i++;
+          break;
+        }
+        if (c === nl) lines++;
+        q[o++] = c;
+        i++;
+      }
+      // Out of quotes, until a delimiter, a line end or another quote.
+      for (;;) {
+        if (i >= end) {
+          if (!eof) return NEED_MORE;
+          this.qe = o;
+          this.qLines = lines;
+          this.qlen = o;
+          return end;
+        }
+        const c = buf[i]!;
+        if (c === delim || c === LF || c === CR) {
+          this.qe = o;
+          this.qLines = lines;
+          this.qlen = o;
+          return i;
+        }
+        i++;
+        if (c === quote) break;
+        q[o++] = c;
+      }
+    }
+  }
+
+  /** CopyReadLineText's `\.` check at the start of a record (buf[i] is a backslash). */
+  private endMarker(buf: Uint8Array, i: number, end: number, eof: boolean, eol: Eol): Marker {
+    if (i + 1 >= end) return eof ? Marker.Data : Marker.NeedMore;
+    if (buf[i + 1] !== DOT) return Marker.Data;
+    let k = i + 2;
+    if (eol === Eol.CRLF) {
+      if (k >= end) return eof ? Marker.Data : Marker.NeedMore;
+      const c = buf[k++]!;
+      if (c !== CR) return Marker.Data;
+    }
+    if (k >= end) return eof ? Marker.Data : Marker.NeedMore;
+    const c2 = buf[k]!;
+    if (c2 !== CR && c2 !== LF) return Marker.Data;
+    if ((eol === Eol.LF && c2 !== LF) || (eol === Eol.CRLF && c2 !== LF) || (eol === Eol.CR && c2 !== CR)) return Marker.StyleError;
+    return Marker.End;
+  }
+
+  /**
+   * Where, in record r of the last block, the byte at `at` lies: the line COPY would report
+   * there (quoted newlines before it counted) and its 1-based field position. Slow; for errors.
+   */
+  locate(buf: Uint8Array, r: number, at: number): { line: number; column: number } {
+    const nl = this.recEol[r] === Eol.LF ? LF : CR;
+    // recLine counts the record's quoted newlines; recount those before `at`.
+    let lines = 0;
+    let total = 0;
+    let field = 1;
+    let inQuote = false;
+    const end = this.recEnd[r]!;
+    for (let i = this.recStart[r]!; i < end; i++) {
+      const c = buf[i]!;
+      if (inQuote) {
+        if (c === this.escape && i + 1 < end && (buf[i + 1] === this.escape || buf[i + 1] === this.quote)) {
+          i++;
+          continue;
+        }
+        if (c === this.quote) inQuote = false;
+        else if (c === nl) {
+          total++;
+          if (i < at) lines++;
+        }
+      } else if (c === this.quote) inQuote = true;
+      else if (c === this.delim && i < at) field++;
+    }
+    return { line: this.recLine[r]! - total + lines, column: field };
+  }
+}
+
+function equalAt(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
+}

@@ -1,0 +1,217 @@
+/**
+ * The sink contract (DESIGN.md "The sink contract"): `write(batch)` any number of times, then
+ * `commit()` — one new snapshot, all or nothing — or `abort()` — nothing visible.
+ *
+ * Rows are buffered as ranges of the written batches (no copy) until a row group is full by
+ * rows (`rowGroupRows`) or by bytes (`rowGroupBytes`, a budget across all columns, so a
+ * 1,000-column table buffers as many bytes as a 10-column one, in shorter groups). A full
+ * group is copied into contiguous columns once and handed to the layout's file writer, which
+ * encodes and writes it chunk by chunk. Files are durable before the commit references them.
+ *
+ * The caller must not mutate a batch's buffers after writing it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Batch, Column } from '../types/column.js';
+import { columnBytes } from '../types/column.js';
+import { concatRanges, type ColumnRange } from '../types/concat.js';
+import { PaxdError, SQLSTATE, assert } from '../types/errors.js';
+import type { Field } from '../types/type.js';
+import { physicalOf } from '../types/type.js';
+import type { ObjectStore } from '../storage/store.js';
+import type { DataFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
+import { commit as commitSnapshot } from '../storage/catalog.js';
+import { PaxFileWriter } from '../pax/writer.js';
+
+export interface SinkOptions {
+  /** Roll over to a new data file once the current one holds this many bytes. */
+  fileBytes?: number;
+  /** Extra fields merged into the snapshot's `summary`. */
+  summary?: Record<string, string | number>;
+  /** Called after each row group is written (progress). */
+  onGroup?: (rows: number, bytes: number) => void;
+}
+
+export const DEFAULT_FILE_BYTES = 512 * 1024 * 1024;
+
+export interface CommitResult {
+  snapshot: SnapshotJson;
+  rows: number;
+  files: number;
+  groups: number;
+  bytes: number;
+}
+
+export class TableSink {
+  private readonly pending: ColumnRange[][];
+  private pendingRows = 0;
+  private pendingBytes = 0;
+  private writer: PaxFileWriter | null = null;
+  private writerPath = '';
+  private readonly done: DataFileJson[] = [];
+  private rows = 0;
+  private groups = 0;
+  private bytes = 0;
+  private state: 'open' | 'committed' | 'aborted' = 'open';
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly table: string,
+    private readonly fields: readonly Field[],
+    private readonly options: TableOptionsJson,
+    private readonly sinkOptions: SinkOptions = {},
+  ) {
+    this.pending = fields.map(() => []);
+  }
+
+  /** Rows accepted so far. */
+  get rowCount(): number {
+    return this.rows + this.pendingRows;
+  }
+
+  async write(batch: Batch): Promise<void> {
+    assert(this.state === 'open', `write() on a ${this.state} sink`);
+    assert(batch.columns.length === this.fields.length, `batch has ${batch.columns.length} columns, table has ${this.fields.length}`);
+    for (let c = 0; c < this.fields.length; c++) {
+      const f = this.fields[c]!;
+      const col = batch.columns[c]!;
+      assert(physicalOf(col.type) === physicalOf(f.type) && col.length === batch.length, `column ${f.name}: batch column does not fit ${f.type.id}`);
+      if (f.notNull && col.nullCount > 0) throw this.notNullError(f, col, batch.selection);
+    }
+    if (batch.selection !== null) return this.writeSelected(batch);
+    let start = 0;
+    while (start < batch.length) {
+      const take = Math.min(batch.length - start, this.options.rowGroupRows - this.pendingRows);
+      this.addRange(batch.columns, start, take);
+      start += take;
+      if (this.pendingRows >= this.options.rowGroupRows || this.pendingBytes >= this.options.rowGroupBytes) await this.flushGroup();
+    }
+  }
+
+  /** Writes the selected rows of a batch, as runs of consecutive positions. */
+  private async writeSelected(batch: Batch): Promise<void> {
+    const sel = batch.selection!;
+    let i = 0;
+    while (i < sel.length) {
+      let j = i + 1;
+      while (j < sel.length && sel[j] === sel[j - 1]! + 1) j++;
+      let start = sel[i]!;
+      let left = j - i;
+      while (left > 0) {
+        const take = Math.min(left, this.options.rowGroupRows - this.pendingRows);
+        this.addRange(batch.columns, start, take);
+        start += take;
+        left -= take;
+        if (this.pendingRows >= this.options.rowGroupRows || this.pendingBytes >= this.options.rowGroupBytes) await this.flushGroup();
+      }
+      i = j;
+    }
+  }
+
+  private addRange(columns: readonly Column[], start: number, len: number): void {
+    for (let c = 0; c < columns.length; c++) {
+      const col = columns[c]!;
+      this.pending[c]!.push({ column: col, start, length: len });
+      this.pendingBytes += rangeBytes(col, start, len);
+    }
+    this.pendingRows += len;
+  }
+
+  private notNullError(f: Field, col: Column, selection: Uint32Array | null): PaxdError {
+    let first = 0;
+    const valid = (i: number) => (col.validity![i >>> 3]! & (1 << (i & 7))) !== 0;
+    if (selection === null) {
+      while (valid(first)) first++;
+    } else {
+      let k = 0;
+      while (valid(selection[k]!)) k++;
+      first = k;
+    }
+    const row = this.rowCount + first + 1;
+    return new PaxdError(
+      'constraint',
+      SQLSTATE.not_null_violation,
+      `null value in column "${f.name}" of relation "${this.table}" violates not-null constraint`,
+      { columnName: f.name, row, detail: `input row ${row}` },
+    );
+  }
+
+  private async flushGroup(): Promise<void> {
+    if (this.pendingRows === 0) return;
+    const columns = this.fields.map((f, c) => concatRanges(f.type, this.pending[c]!));
+    for (const p of this.pending) p.length = 0;
+    const rows = this.pendingRows;
+    this.pendingRows = 0;
+    this.pendingBytes = 0;
+    if (this.writer === null) {
+      this.writerPath = `data/${newFileName()}.pax`;
+      this.writer = await PaxFileWriter.create(this.store, `${this.table}/${this.writerPath}`, this.fields, {
+        codec: this.options.codec,
+        zoneRows: this.options.zoneRows,
+      });
+    }
+    await this.writer.writeGroup(columns);
+    this.rows += rows;
+    this.groups++;
+    this.sinkOptions.onGroup?.(rows, this.writer.bytesWritten);
+    if (this.writer.bytesWritten >= (this.sinkOptions.fileBytes ?? DEFAULT_FILE_BYTES)) await this.finishFile();
+  }
+
+  private async finishFile(): Promise<void> {
+    if (this.writer === null) return;
+    const w = this.writer;
+    this.writer = null;
+    const file = await w.finish(this.writerPath);
+    this.bytes += file.size;
+    this.done.push(file);
+  }
+
+  /** Writes what is buffered, makes the files durable and commits one snapshot. */
+  async commit(): Promise<CommitResult> {
+    assert(this.state === 'open', `commit() on a ${this.state} sink`);
+    try {
+      await this.flushGroup();
+      await this.finishFile();
+    } catch (e) {
+      await this.abort();
+      throw e;
+    }
+    // From here on a failure may leave the outcome unknown (a snapshot written whose
+    // durability could not be confirmed and could not be undone): the data files are left for
+    // `paxd vacuum`, which removes them only if no snapshot references them.
+    this.state = 'aborted';
+    {
+      const files = this.done.slice();
+      const summary = this.sinkOptions.summary;
+      const snapshot = await commitSnapshot(this.store, this.table, (base) => ({
+        ...base,
+        operation: 'append',
+        files: files.length === 0 ? base.files : [...base.files, ...files],
+        ...(summary !== undefined ? { summary } : {}),
+      }));
+      this.state = 'committed';
+      return { snapshot, rows: this.rows, files: files.length, groups: this.groups, bytes: this.bytes };
+    }
+  }
+
+  /** Drops everything written; nothing becomes visible. Files already written are removed (or left for vacuum). */
+  async abort(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    for (const p of this.pending) p.length = 0;
+    this.pendingRows = 0;
+    const w = this.writer;
+    this.writer = null;
+    if (w !== null) await w.abort().catch(() => undefined);
+    for (const f of this.done) await this.store.delete(`${this.table}/${f.path}`).catch(() => undefined);
+  }
+}
+
+function rangeBytes(col: Column, start: number, len: number): number {
+  if (col.offsets !== null) return len * 4 + (col.offsets[start + len]! - col.offsets[start]!) + (len >>> 3);
+  return col.length === 0 ? 0 : Math.ceil((columnBytes(col) * len) / col.length);
+}
+
+/** Data file names are never reused: time-ordered prefix plus 64 random bits. */
+export function newFileName(): string {
+  return `${Date.now().toString(16).padStart(12, '0')}-${randomBytes(8).toString('hex')}`;
+}

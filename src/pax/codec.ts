@@ -1,0 +1,65 @@
+/**
+ * Zone compression, in one place. A PAX zone is compressed as a whole with one codec:
+ *
+ *   none  the bytes as they are
+ *   lz4   LZ4 block format with the decoded length prepended as u32 LE (lz4-napi/lz4_flex
+ *         "size prepended" format); the length is checked against the footer before
+ *         decompressing so a bad length never drives an allocation
+ *   zstd  one Zstandard frame (with its content size)
+ *
+ * decompress() throws a plain Error on bad input; the reader turns it into a corruption error
+ * that names the file and offset.
+ */
+import { compressSync as lz4Compress, uncompressSync as lz4Decompress } from 'lz4-napi';
+import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
+
+export type CodecName = 'lz4' | 'zstd' | 'none';
+
+export const CODECS: readonly CodecName[] = ['lz4', 'zstd', 'none'];
+
+const ZSTD_LEVEL = 3;
+
+function asBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+export function compress(codec: CodecName, bytes: Uint8Array): Uint8Array {
+  switch (codec) {
+    case 'none':
+      return bytes;
+    case 'lz4':
+      return lz4Compress(asBuffer(bytes));
+    case 'zstd':
+      return zstdCompress(bytes, { compressionLevel: ZSTD_LEVEL });
+    default: {
+      const never: never = codec;
+      throw new Error(`unknown codec ${String(never)}`);
+    }
+  }
+}
+
+/** Decompresses `bytes`, which must decode to exactly `decodedLength` bytes. */
+export function decompress(codec: CodecName, bytes: Uint8Array, decodedLength: number): Uint8Array {
+  let out: Uint8Array;
+  switch (codec) {
+    case 'none':
+      out = bytes;
+      break;
+    case 'lz4': {
+      if (bytes.byteLength < 4) throw new Error(`lz4 block of ${bytes.byteLength} bytes has no length prefix`);
+      const prefix = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
+      if (prefix !== decodedLength) throw new Error(`lz4 length prefix ${prefix}, expected ${decodedLength}`);
+      out = lz4Decompress(bytes);
+      break;
+    }
+    case 'zstd':
+      out = zstdDecompress(bytes);
+      break;
+    default: {
+      const never: never = codec;
+      throw new Error(`unknown codec ${String(never)}`);
+    }
+  }
+  if (out.byteLength !== decodedLength) throw new Error(`decoded ${out.byteLength} bytes, expected ${decodedLength}`);
+  return out;
+}

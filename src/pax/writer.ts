@@ -1,0 +1,164 @@
+/**
+ * Writes a PAX file: row groups of column chunks cut into zones, then the footer and the
+ * trailer. Bytes of a file (docs/FORMAT.md "PAX files"):
+ *
+ *   0                 zone blobs: group 0 { field 0 { zone 0 | zone 1 | … } | field 1 { … } | … }
+ *                     | group 1 { … } | …          (each zone compressed on its own, crc32 in the footer)
+ *   footerOffset      footer: UTF-8 JSON (FooterJson in ./footer.ts)
+ *   size - 14         trailer: footerLength u32 | footerCrc u32 | version u16 | "PAXF"
+ *
+ * There is no header: every byte is a zone (its crc), the footer (its crc, repeated in the
+ * trailer and the snapshot) or the trailer (checked against the snapshot).
+ *
+ *   const w = await PaxFileWriter.create(store, 't/data/0001.pax', fields, { codec: 'lz4', zoneRows: 16384 });
+ *   const g = await w.writeGroup(columns);     // GroupJson: rows, live, stats per fieldId
+ *   const file = await w.finish('data/0001.pax'); // DataFileJson for the snapshot
+ */
+import { crc32 } from 'node:zlib';
+import type { Column } from '../types/column.js';
+import { assert, usage } from '../types/errors.js';
+import { type Field, typeName } from '../types/type.js';
+import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
+import type { ObjectStore, ObjectWriter } from '../storage/store.js';
+import { type ColumnStats, computeStats, mergeStats, statsToJson } from '../stats/index.js';
+import { CODECS, type CodecName } from './codec.js';
+import { type ChunkJson, type FooterGroupJson, type FooterJson, type ZoneJson, TRAILER_SIZE, writeTrailer } from './footer.js';
+import { encodeZone } from './zone-encode.js';
+
+export interface PaxWriterOptions {
+  codec: 'lz4' | 'zstd' | 'none';
+  zoneRows: number;
+}
+
+export const DEFAULT_ZONE_ROWS = 16384;
+/** Largest zone: bounded so that a zone's u16 dictionary indices and sizes stay small. */
+export const MAX_ZONE_ROWS = 1 << 20;
+
+export class PaxFileWriter {
+  private readonly out: ObjectWriter;
+  private readonly fields: readonly Field[];
+  private readonly codec: CodecName;
+  private readonly zoneRows: number;
+  private readonly footerGroups: FooterGroupJson[] = [];
+  private readonly groups: GroupJson[] = [];
+  private pos = 0;
+  private busy = false;
+  private done = false;
+
+  private constructor(out: ObjectWriter, fields: readonly Field[], opts: PaxWriterOptions) {
+    this.out = out;
+    this.fields = fields;
+    this.codec = opts.codec;
+    this.zoneRows = opts.zoneRows;
+  }
+
+  static async create(store: ObjectStore, path: string, fields: readonly Field[], opts: PaxWriterOptions): Promise<PaxFileWriter> {
+    if (!CODECS.includes(opts.codec)) throw usage(`unknown codec "${String(opts.codec)}" (expected lz4, zstd or none)`);
+    if (!Number.isInteger(opts.zoneRows) || opts.zoneRows < 8 || opts.zoneRows % 8 !== 0 || opts.zoneRows > MAX_ZONE_ROWS)
+      throw usage(`zone rows must be a multiple of 8 between 8 and ${MAX_ZONE_ROWS}, got ${opts.zoneRows}`);
+    return new PaxFileWriter(await store.create(path), fields, opts);
+  }
+
+  get bytesWritten(): number {
+    return this.pos;
+  }
+
+  get groupCount(): number {
+    return this.groups.length;
+  }
+
+  /** Encodes one row group from equal-length columns, one per field in field order, and writes it. */
+  async writeGroup(columns: readonly Column[]): Promise<GroupJson> {
+    assert(!this.done, 'writeGroup after finish/abort');
+    assert(!this.busy, 'writeGroup while another writeGroup is running');
+    assert(columns.length === this.fields.length, `writeGroup: ${columns.length} columns for ${this.fields.length} fields`);
+    const rows = columns.length === 0 ? 0 : columns[0]!.length;
+    this.busy = true;
+    try {
+      const chunks: ChunkJson[] = [];
+      const stats: Record<string, ReturnType<typeof statsToJson>> = {};
+      for (let c = 0; c < columns.length; c++) {
+        const col = columns[c]!;
+        const f = this.fields[c]!;
+        assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
+        assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);
+        const chunk = await this.writeChunk(col, f.fieldId);
+        chunks.push(chunk);
+        stats[String(f.fieldId)] = { ...chunk.stats }; // the caller may update its copy (deletes)
+      }
+      this.footerGroups.push({ rows, chunks });
+      const g: GroupJson = { rows, live: rows, columns: stats };
+      this.groups.push(g);
+      return g;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async writeChunk(col: Column, fieldId: number): Promise<ChunkJson> {
+    const offset = this.pos;
+    const zones: ZoneJson[] = [];
+    const blobs: Uint8Array[] = [];
+    let total: ColumnStats | null = null;
+    let at = offset;
+    for (let start = 0; start < col.length; start += this.zoneRows) {
+      const end = Math.min(col.length, start + this.zoneRows);
+      const s = computeStats(col, start, end);
+      const z = encodeZone(col, start, end, s.nulls, this.codec);
+      const meta: ZoneJson = {
+        offset: at,
+        stored: z.stored.byteLength,
+        decoded: z.decoded,
+        codec: z.codec,
+        enc: z.enc,
+        rows: end - start,
+        nulls: s.nulls,
+        crc: z.crc,
+        stats: statsToJson(col.type, s),
+      };
+      if (z.dict !== undefined) meta.dict = z.dict;
+      zones.push(meta);
+      blobs.push(z.stored);
+      at += z.stored.byteLength;
+      total = total === null ? s : mergeStats(col.type, total, s);
+    }
+    // Zone by zone: stores coalesce small writes, and a concatenation would be one more copy.
+    for (const b of blobs) await this.write(b);
+    const stats = statsToJson(col.type, total ?? { rows: 0, nulls: 0, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null });
+    return { fieldId, offset, length: at - offset, stats, zones };
+  }
+
+  private async write(bytes: Uint8Array): Promise<void> {
+    await this.out.write(bytes);
+    this.pos += bytes.byteLength;
+  }
+
+  /** Writes footer + trailer and makes the file durable. */
+  async finish(pathInTable: string): Promise<DataFileJson> {
+    assert(!this.done, 'finish after finish/abort');
+    assert(!this.busy, 'finish while writeGroup is running');
+    this.done = true;
+    const footer: FooterJson = {
+      format: 1,
+      codec: this.codec,
+      zoneRows: this.zoneRows,
+      fields: this.fields.map((f) => ({ fieldId: f.fieldId, type: typeName(f.type) })),
+      groups: this.footerGroups,
+    };
+    const json = Buffer.from(JSON.stringify(footer), 'utf8');
+    const footerCrc = crc32(json) >>> 0;
+    const tail = new Uint8Array(json.byteLength + TRAILER_SIZE);
+    tail.set(json, 0);
+    writeTrailer(tail, json.byteLength, json.byteLength, footerCrc);
+    const footerOffset = this.pos;
+    await this.write(tail);
+    await this.out.close();
+    return { path: pathInTable, size: this.pos, footerOffset, footerLength: json.byteLength, footerCrc, groups: this.groups };
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.out.abort();
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Decodes one zone back into an Arrow-layout Column, verifying everything on the way:
+ * crc32 of the stored bytes, decompression, the decoded length the layout implies, the
+ * NULL count against the bitmap, offsets (start at 0, non-decreasing, end at the data
+ * length) and dictionary indices (< entries). Any failure is a corruption error naming the
+ * file and the zone's offset; a decoder never returns values from bytes it did not verify.
+ *
+ * Decoded zone layout (see ./zone-encode.ts for the full drawing):
+ *
+ *   [validity ceil(n/8) | pad8]  only when nulls > 0
+ *   plain fixed:  values n × width        plain bool: ceil(n/8) bit-packed
+ *   plain var:    offsets (n+1) × i32 | data
+ *   dict var:     dictOffsets (d+1) × i32 | indices n × u8/u16 | dict data
+ *
+ * Values are zero-copy typed-array views of the decompressed buffer when aligned (sections
+ * start at multiples of 8 and decompressed buffers are fresh allocations); otherwise (zones
+ * stored 'none' inside an unaligned read buffer) the section is copied. Dictionary zones are
+ * materialized to plain offsets + data.
+ */
+import { crc32 } from 'node:zlib';
+import type { Column, Values } from '../types/column.js';
+import { popcount } from '../types/column.js';
+import { checksumMismatch, corruption } from '../types/errors.js';
+import { type PgType, type Physical, byteWidth, physicalOf } from '../types/type.js';
+import { decompress } from './codec.js';
+import type { ZoneJson } from './footer.js';
+import { align8 } from './zone-encode.js';
+
+export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: string): Column {
+  const actual = crc32(stored) >>> 0;
+  if (actual !== z.crc) throw checksumMismatch('pax zone', file, z.offset, actual, z.crc);
+  let buf: Uint8Array;
+  try {
+    buf = decompress(z.codec, stored, z.decoded);
+  } catch (e) {
+    throw corruption(file, z.offset, `pax zone: ${z.codec} decompression failed: ${(e as Error).message}`);
+  }
+  const bad = (what: string) => corruption(file, z.offset, `pax zone: ${what}`);
+  const n = z.rows;
+  const p: Physical = physicalOf(type);
+  const a = z.nulls > 0 ? align8((n + 7) >>> 3) : 0;
+  let validity: Uint8Array | null = null;
+  if (z.nulls > 0) {
+    if (buf.byteLength < a) throw bad(`decoded ${buf.byteLength} bytes, shorter than its validity bitmap`);
+    validity = buf.subarray(0, (n + 7) >>> 3);
+    const present = popcount(validity, n);
+    if (present !== n - z.nulls) throw bad(`validity bitmap has ${n - present} NULLs, expected ${z.nulls}`);
+  }
+  const expectLength = (len: number) => {
+    if (buf.byteLength !== len) throw bad(`decoded length ${buf.byteLength}, expected ${len}`);
+  };
+  if (z.enc === 'dict') {
+    if (p !== 'var') throw bad(`dictionary encoding for a ${type.id} column`);
+    return decodeDict(buf, a, n, z, type, validity, bad);
+  }
+  if (z.enc !== 'plain') throw bad(`unknown encoding ${String(z.enc)}`);
+  switch (p) {
+    case 'var': {
+      const dataAt = a + 4 * (n + 1);
+      if (buf.byteLength < dataAt) throw bad(`decoded length ${buf.byteLength}, shorter than ${n + 1} offsets`);
+      const offsets = view(buf, a, n + 1, Int32Array);
+      checkOffsets(offsets, n, buf.byteLength - dataAt, bad);
+      const data = buf.subarray(dataAt);
+      return { type, length: n, nullCount: z.nulls, validity, values: data, offsets, data };
+    }
+    case 'bit': {
+      expectLength(a + ((n + 7) >>> 3));
+      return { type, length: n, nullCount: z.nulls, validity, values: buf.subarray(a), offsets: null, data: null };
+    }
+    case 'i16':
+    case 'i32':
+    case 'i64':
+    case 'f32':
+    case 'f64':
+    case 'fixed16': {
+      const w = byteWidth(p);
+      expectLength(a + n * w);
+      const values: Values = p === 'fixed16' ? buf.subarray(a) : (view(buf, a, n, ARRAYS[p]) as Values);
+      return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };
+    }
+    default: {
+      const never: never = p;
+      throw new Error(`decodeZone: unknown physical ${String(never)}`);
+    }
+  }
+}
+
+type TypedCtor = Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | BigInt64ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+
+const ARRAYS: Record<'i16' | 'i32' | 'i64' | 'f32' | 'f64', Int16ArrayConstructor | Int32ArrayConstructor | BigInt64ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor> = {
+  i16: Int16Array,
+  i32: Int32Array,
+  i64: BigInt64Array,
+  f32: Float32Array,
+  f64: Float64Array,
+};
+
+function view<C extends TypedCtor>(buf: Uint8Array, at: number, count: number, ctor: C): InstanceType<C> {
+  const off = buf.byteOffset + at;
+  const ab = buf.buffer as ArrayBuffer;
+  if (off % ctor.BYTES_PER_ELEMENT === 0) return new ctor(ab, off, count) as InstanceType<C>;
+  const copy = buf.slice(at, at + count * ctor.BYTES_PER_ELEMENT);
+  return new ctor(copy.buffer, 0, count) as InstanceType<C>;
+}
+
+/** offsets[0] = 0, non-decreasing, offsets[n] = dataLength. */
+function checkOffsets(o: Int32Array, n: number, dataLength: number, bad: (what: string) => Error): void {
+  if (o[0] !== 0) throw bad(`first offset ${o[0]}, expected 0`);
+  let prev = 0;
+  for (let i = 1; i <= n; i++) {
+    const x = o[i]!;
+    if (x < prev) throw bad(`offset ${i} is ${x}, below offset ${i - 1} (${prev})`);
+    prev = x;
+  }
+  if (prev !== dataLength) throw bad(`last offset ${prev}, expected the data length ${dataLength}`);
+}
+
+function decodeDict(
+  buf: Uint8Array,
+  a: number,
+  n: number,
+  z: ZoneJson,
+  type: PgType,
+  validity: Uint8Array | null,
+  bad: (what: string) => Error,
+): Column {
+  const d = z.dict;
+  if (d === undefined || !Number.isInteger(d) || d < 1 || d > 65536) throw bad(`dictionary of ${String(d)} entries`);
+  const w = d <= 256 ? 1 : 2;
+  const b = a + 4 * (d + 1);
+  const dataAt = b + n * w;
+  if (buf.byteLength < dataAt) throw bad(`decoded length ${buf.byteLength}, shorter than ${d + 1} dictionary offsets and ${n} indices`);
+  const dOff = view(buf, a, d + 1, Int32Array);
+  const dd = buf.subarray(dataAt);
+  checkOffsets(dOff, d, dd.byteLength, bad);
+  const idx: Uint8Array | Uint16Array = w === 1 ? buf.subarray(b, b + n) : view(buf, b, n, Uint16Array);
+  // Sizes first (validating every index), then one allocation for the bytes.
+  const offsets = new Int32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const e = idx[i]!;
+    if (e >= d) throw bad(`dictionary index ${e} at row ${i}, expected < ${d}`);
+    if (validity === null || (validity[i >>> 3]! & (1 << (i & 7))) !== 0) total += dOff[e + 1]! - dOff[e]!;
+    offsets[i + 1] = total;
+  }
+  const data = new Uint8Array(total);
+  for (let i = 0; i < n; i++) {
+    let pos = offsets[i]!;
+    const end = offsets[i + 1]!;
+    if (pos === end) continue;
+    const e = idx[i]!;
+    let k = dOff[e]!;
+    if (end - pos > 32) data.set(dd.subarray(k, k + end - pos), pos);
+    else while (pos < end) data[pos++] = dd[k++]!;
+  }
+  return { type, length: n, nullCount: z.nulls, validity, values: data, offsets, data };
+}

@@ -1,0 +1,103 @@
+/**
+ * The statistics report behind `paxd stats TABLE [--json]` (DESIGN.md "Interfaces"):
+ * `{"table", "snapshot", "rows", "deleted_rows", "bytes", "columns": {NAME: {"type", "nulls",
+ * "min", "max", "sum"}}, "groups": [...]}`. Counts are JSON numbers; values are strings in
+ * PostgreSQL's text format so that nothing loses precision. Built from the snapshot alone:
+ * no data file is read.
+ */
+import type { Field, PgType } from './types/type.js';
+import { typeName } from './types/type.js';
+import { formatText } from './types/text-io.js';
+import type { ColumnStats } from './stats/types.js';
+import { statsFromJson, mergeStats } from './stats/index.js';
+import type { SnapshotJson } from './storage/snapshot-types.js';
+import { fieldsOf } from './storage/schema.js';
+
+export interface ColumnReport {
+  type: string;
+  nulls: number;
+  min: string | null;
+  max: string | null;
+  min_exact?: boolean;
+  max_exact?: boolean;
+  sum: string | null;
+}
+
+export interface GroupReport {
+  file: string;
+  index: number;
+  rows: number;
+  live: number;
+  columns: Record<string, ColumnReport>;
+}
+
+export interface StatsReport {
+  table: string;
+  snapshot: number;
+  rows: number;
+  deleted_rows: number;
+  bytes: number;
+  columns: Record<string, ColumnReport>;
+  groups: GroupReport[];
+}
+
+export function tableStats(t: { snapshot: SnapshotJson }): StatsReport {
+  const s = t.snapshot;
+  const fields = fieldsOf(s);
+  const totals = new Map<number, ColumnStats>();
+  const groups: GroupReport[] = [];
+  let rows = 0;
+  let live = 0;
+  let bytes = 0;
+  for (const file of s.files) {
+    bytes += file.size;
+    file.groups.forEach((g, index) => {
+      rows += g.rows;
+      live += g.live;
+      const columns: Record<string, ColumnReport> = {};
+      for (const f of fields) {
+        const j = g.columns[String(f.fieldId)];
+        const cs = j === undefined ? synthetic(f, g.rows) : statsFromJson(f.type, j);
+        columns[f.name] = report(f, cs);
+        const prev = totals.get(f.fieldId);
+        totals.set(f.fieldId, prev === undefined ? cs : mergeStats(f.type, prev, cs));
+      }
+      groups.push({ file: file.path, index, rows: g.rows, live: g.live, columns });
+    });
+  }
+  const columns: Record<string, ColumnReport> = {};
+  for (const f of fields) {
+    const cs = totals.get(f.fieldId);
+    columns[f.name] = cs === undefined ? { type: typeName(f.type), nulls: 0, min: null, max: null, sum: null } : report(f, cs);
+  }
+  return { table: s.table, snapshot: s.id, rows: live, deleted_rows: rows - live, bytes, columns, groups };
+}
+
+/** Statistics of a column added after a group was written: every row holds the default. */
+function synthetic(f: Field, rows: number): ColumnStats {
+  // Defaults are rare; a NULL column is the common case and is exact.
+  return { rows, nulls: rows, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null };
+}
+
+function report(f: Field, s: ColumnStats): ColumnReport {
+  const r: ColumnReport = {
+    type: typeName(f.type),
+    nulls: s.nulls,
+    min: s.min === null ? null : formatText(f.type, s.min),
+    max: s.max === null ? null : formatText(f.type, s.max),
+    sum: formatSum(f.type, s.sum),
+  };
+  if (!s.minExact) r.min_exact = false;
+  if (!s.maxExact) r.max_exact = false;
+  return r;
+}
+
+function formatSum(t: PgType, sum: ColumnStats['sum']): string | null {
+  if (sum === null) return null;
+  if (typeof sum === 'string') return sum;
+  if (typeof sum === 'bigint') {
+    if (t.id === 'numeric') return formatText({ id: 'numeric', precision: 38, scale: t.scale ?? 0 }, sum);
+    return sum.toString();
+  }
+  return formatText({ id: 'float8' }, sum);
+}

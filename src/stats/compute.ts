@@ -1,0 +1,372 @@
+/**
+ * computeStats: statistics of rows [start, end) of a column, computed by typed-array kernels
+ * while writers encode. No object is allocated per row for fixed-width and string types:
+ *
+ *   int2/int4/date      min/max as numbers; sum (int2/int4) accumulated in a double, moved to
+ *                       a BigInt every 2^21 rows (2^31 · 2^21 < 2^53, so the double is exact)
+ *   int8/timestamp[tz]  read as (lo uint32, hi int32) pairs through an Int32Array view; min/max
+ *                       compare (hi, lo); the int8 sum accumulates lo unsigned and hi signed in
+ *                       doubles, combined into a BigInt every 2^20 rows
+ *   numeric(p,s)        decimal128 as four 32-bit limbs, the same way (exact sum of any length)
+ *   float4/float8       NaNs counted and kept out of min/max; the sum is taken in storage order
+ *                       as PostgreSQL's float4pl/float8pl would (NaN and ±Infinity propagate;
+ *                       float4 rounds to single precision after every addition)
+ *   text-like           byte-wise min/max over the UTF-8 (bpchar without trailing spaces);
+ *                       values over 64 bytes give truncated bounds (./bounds.ts)
+ *   bytea / uuid        memcmp min/max (bytea truncated like text)
+ *   numeric (text)      parsed per value: min/max by numeric order (exact text), NaNs counted
+ *                       and kept out, exact BigInt-decimal sum (./decimal-text.ts)
+ *   bool                min/max;  jsonb: no min/max (only counts)
+ */
+import type { Column } from '../types/column.js';
+import { type PgType, isDecimal128 } from '../types/type.js';
+import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
+import type { ColumnStats } from './types.js';
+import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimal, parseDecimal } from './decimal-text.js';
+
+/** Statistics of no rows: the identity of mergeStats. */
+export function emptyStats(): ColumnStats {
+  return { rows: 0, nulls: 0, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null };
+}
+
+export function computeStats(col: Column, start = 0, end = col.length): ColumnStats {
+  const s = emptyStats();
+  s.rows = end - start;
+  s.nulls = col.validity === null ? 0 : end - start - countSet(col.validity, start, end);
+  if (s.nulls === s.rows) return s;
+  const t: PgType = col.type;
+  switch (t.id) {
+    case 'int2':
+    case 'int4':
+      small(col.values as Int16Array | Int32Array, col.validity, start, end, true, s);
+      break;
+    case 'date':
+      small(col.values as Int32Array, col.validity, start, end, false, s);
+      break;
+    case 'int8':
+      int64(col.values as BigInt64Array, col.validity, start, end, true, s);
+      break;
+    case 'timestamp':
+    case 'timestamptz':
+      int64(col.values as BigInt64Array, col.validity, start, end, false, s);
+      break;
+    case 'float4':
+      floats(col.values as Float32Array, col.validity, start, end, true, s);
+      break;
+    case 'float8':
+      floats(col.values as Float64Array, col.validity, start, end, false, s);
+      break;
+    case 'bool':
+      bools(col.values as Uint8Array, col.validity, start, end, s);
+      break;
+    case 'text':
+    case 'varchar':
+      strings(col, start, end, false, false, s);
+      break;
+    case 'bpchar':
+      strings(col, start, end, true, false, s);
+      break;
+    case 'bytea':
+      strings(col, start, end, false, true, s);
+      break;
+    case 'uuid':
+      uuids(col.values as Uint8Array, col.validity, start, end, s);
+      break;
+    case 'numeric':
+      if (isDecimal128(t)) decimal128(col.values as Uint8Array, col.validity, start, end, s);
+      else numericText(col, start, end, s);
+      break;
+    case 'jsonb':
+      break;
+    default: {
+      const never: never = t.id;
+      throw new Error(`computeStats: unknown type ${String(never)}`);
+    }
+  }
+  return s;
+}
+
+/** Set bits in bits [start, end) of an LSB-first bitmap. */
+export function countSet(bits: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  let i = start;
+  while (i < end && (i & 7) !== 0) {
+    n += (bits[i >>> 3]! >>> (i & 7)) & 1;
+    i++;
+  }
+  const fullEnd = end & ~7;
+  for (; i < fullEnd; i += 8) n += POP8[bits[i >>> 3]!]!;
+  for (; i < end; i++) n += (bits[i >>> 3]! >>> (i & 7)) & 1;
+  return n;
+}
+
+const POP8 = (() => {
+  const t = new Uint8Array(256);
+  for (let i = 0; i < 256; i++) t[i] = (i & 1) + t[i >>> 1]!;
+  return t;
+})();
+
+const SMALL_FLUSH = 1 << 21;
+const WIDE_FLUSH = 1 << 20;
+
+function small(a: Int16Array | Int32Array, v: Uint8Array | null, start: number, end: number, withSum: boolean, s: ColumnStats): void {
+  let min = Infinity;
+  let max = -Infinity;
+  let total = 0n;
+  for (let b = start; b < end; b += SMALL_FLUSH) {
+    const e = Math.min(end, b + SMALL_FLUSH);
+    let acc = 0;
+    if (v === null) {
+      for (let i = b; i < e; i++) {
+        const x = a[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+        acc += x;
+      }
+    } else {
+      for (let i = b; i < e; i++) {
+        if ((v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+        const x = a[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+        acc += x;
+      }
+    }
+    total += BigInt(acc);
+  }
+  s.min = min;
+  s.max = max;
+  if (withSum) s.sum = total;
+}
+
+const TWO32 = 4294967296;
+
+function int64(a: BigInt64Array, v: Uint8Array | null, start: number, end: number, withSum: boolean, s: ColumnStats): void {
+  const w = new Int32Array(a.buffer, a.byteOffset, a.length * 2);
+  // Sentinels outside the int32 range of `hi` so the first value always wins.
+  let minH = TWO32;
+  let minL = 0;
+  let maxH = -TWO32;
+  let maxL = 0;
+  let total = 0n;
+  for (let b = start; b < end; b += WIDE_FLUSH) {
+    const e = Math.min(end, b + WIDE_FLUSH);
+    let lo = 0;
+    let hi = 0;
+    for (let i = b; i < e; i++) {
+      if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+      const l = w[2 * i]! >>> 0;
+      const h = w[2 * i + 1]!;
+      if (h < minH || (h === minH && l < minL)) {
+        minH = h;
+        minL = l;
+      }
+      if (h > maxH || (h === maxH && l > maxL)) {
+        maxH = h;
+        maxL = l;
+      }
+      lo += l;
+      hi += h;
+    }
+    if (withSum) total += BigInt(hi) * 4294967296n + BigInt(lo);
+  }
+  s.min = BigInt(minH) * 4294967296n + BigInt(minL);
+  s.max = BigInt(maxH) * 4294967296n + BigInt(maxL);
+  if (withSum) s.sum = total;
+}
+
+function floats(a: Float32Array | Float64Array, v: Uint8Array | null, start: number, end: number, single: boolean, s: ColumnStats): void {
+  let min = Infinity;
+  let max = -Infinity;
+  // -0 is the identity of IEEE addition (-0 + x is x, for x = -0 too), so starting from it
+  // equals PostgreSQL's sum, whose state starts at the first input.
+  let sum = -0;
+  let nans = 0;
+  let finiteOrInf = 0;
+  for (let i = start; i < end; i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    const x = a[i]!;
+    sum = single ? Math.fround(sum + x) : sum + x;
+    if (x !== x) {
+      nans++;
+      continue;
+    }
+    finiteOrInf++;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  s.nans = nans;
+  s.sum = sum;
+  if (finiteOrInf > 0) {
+    s.min = min;
+    s.max = max;
+  }
+}
+
+function bools(a: Uint8Array, v: Uint8Array | null, start: number, end: number, s: ColumnStats): void {
+  let seenFalse = false;
+  let seenTrue = false;
+  for (let i = start; i < end && !(seenFalse && seenTrue); i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    if ((a[i >>> 3]! & (1 << (i & 7))) !== 0) seenTrue = true;
+    else seenFalse = true;
+  }
+  s.min = !seenFalse;
+  s.max = seenTrue;
+}
+
+/** memcmp of data[as, ae) and data[bs, be). */
+function cmpRange(d: Uint8Array, as: number, ae: number, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const x = d[as + k]!;
+    const y = d[bs + k]!;
+    if (x !== y) return x - y;
+  }
+  return ae - as - (be - bs);
+}
+
+function strings(col: Column, start: number, end: number, bpchar: boolean, bytes: boolean, s: ColumnStats): void {
+  const o = col.offsets!;
+  const d = col.data!;
+  const v = col.validity;
+  let minS = -1;
+  let minE = -1;
+  let maxS = -1;
+  let maxE = -1;
+  for (let i = start; i < end; i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    const a = o[i]!;
+    let b = o[i + 1]!;
+    if (bpchar) while (b > a && d[b - 1] === 0x20) b--;
+    if (minS < 0) {
+      minS = maxS = a;
+      minE = maxE = b;
+      continue;
+    }
+    if (cmpRange(d, a, b, minS, minE) < 0) {
+      minS = a;
+      minE = b;
+    } else if (cmpRange(d, a, b, maxS, maxE) > 0) {
+      maxS = a;
+      maxE = b;
+    }
+  }
+  const lo = bytes ? bytesMin(d, minS, minE) : textMin(d, minS, minE);
+  const hi = bytes ? bytesMax(d, maxS, maxE) : textMax(d, maxS, maxE);
+  s.min = lo.value;
+  s.minExact = lo.exact;
+  s.max = hi.value;
+  s.maxExact = hi.exact;
+}
+
+function uuids(a: Uint8Array, v: Uint8Array | null, start: number, end: number, s: ColumnStats): void {
+  let minI = -1;
+  let maxI = -1;
+  for (let i = start; i < end; i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    if (minI < 0) {
+      minI = maxI = i;
+      continue;
+    }
+    if (cmpRange(a, i * 16, i * 16 + 16, minI * 16, minI * 16 + 16) < 0) minI = i;
+    else if (cmpRange(a, i * 16, i * 16 + 16, maxI * 16, maxI * 16 + 16) > 0) maxI = i;
+  }
+  s.min = a.slice(minI * 16, minI * 16 + 16);
+  s.max = a.slice(maxI * 16, maxI * 16 + 16);
+}
+
+/** Compares decimal128 values i and j of limb view w: top limb signed, the rest unsigned. */
+function cmp128(w: Int32Array, i: number, j: number): number {
+  const a3 = w[4 * i + 3]!;
+  const b3 = w[4 * j + 3]!;
+  if (a3 !== b3) return a3 < b3 ? -1 : 1;
+  for (let k = 2; k >= 0; k--) {
+    const x = w[4 * i + k]! >>> 0;
+    const y = w[4 * j + k]! >>> 0;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+function limbsToBigInt(w: Int32Array, i: number): bigint {
+  return (
+    (BigInt(w[4 * i + 3]!) << 96n) +
+    (BigInt(w[4 * i + 2]! >>> 0) << 64n) +
+    (BigInt(w[4 * i + 1]! >>> 0) << 32n) +
+    BigInt(w[4 * i]! >>> 0)
+  );
+}
+
+function decimal128(a: Uint8Array, v: Uint8Array | null, start: number, end: number, s: ColumnStats): void {
+  // An Int32Array view needs 4-byte alignment; copy the rows otherwise (rare: odd slices).
+  let w: Int32Array;
+  let base = 0;
+  if ((a.byteOffset & 3) === 0) w = new Int32Array(a.buffer, a.byteOffset, a.length >>> 2);
+  else {
+    w = new Int32Array(a.slice(start * 16, end * 16).buffer);
+    base = start;
+  }
+  let minI = -1;
+  let maxI = -1;
+  let total = 0n;
+  for (let b = start; b < end; b += WIDE_FLUSH) {
+    const e = Math.min(end, b + WIDE_FLUSH);
+    let l0 = 0;
+    let l1 = 0;
+    let l2 = 0;
+    let l3 = 0;
+    for (let i = b; i < e; i++) {
+      if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+      const r = i - base;
+      if (minI < 0) minI = maxI = r;
+      else if (cmp128(w, r, minI) < 0) minI = r;
+      else if (cmp128(w, r, maxI) > 0) maxI = r;
+      l0 += w[4 * r]! >>> 0;
+      l1 += w[4 * r + 1]! >>> 0;
+      l2 += w[4 * r + 2]! >>> 0;
+      l3 += w[4 * r + 3]!;
+    }
+    total += (BigInt(l3) << 96n) + (BigInt(l2) << 64n) + (BigInt(l1) << 32n) + BigInt(l0);
+  }
+  s.min = limbsToBigInt(w, minI);
+  s.max = limbsToBigInt(w, maxI);
+  s.sum = total;
+}
+
+const dec = new TextDecoder();
+
+function numericText(col: Column, start: number, end: number, s: ColumnStats): void {
+  const o = col.offsets!;
+  const d = col.data!;
+  const v = col.validity;
+  let min: NumericParts | null = null;
+  let max: NumericParts | null = null;
+  let minText = '';
+  let maxText = '';
+  let sum = DECIMAL_ZERO;
+  for (let i = start; i < end; i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    const text = dec.decode(d.subarray(o[i]!, o[i + 1]!));
+    const p = parseNumericText(text);
+    sum = addDecimal(sum, parseDecimal(text));
+    if (p === null || p.kind === 'nan') {
+      s.nans++;
+      continue;
+    }
+    if (min === null || compareNumericParts(p, min) < 0) {
+      min = p;
+      minText = text;
+    }
+    if (max === null || compareNumericParts(p, max) > 0) {
+      max = p;
+      maxText = text;
+    }
+  }
+  if (min !== null) {
+    s.min = minText;
+    s.max = maxText;
+  }
+  s.sum = formatDecimal(sum);
+}

@@ -1,0 +1,194 @@
+/**
+ * Tables over an object store: a table is a folder `<table>/` holding `_snapshots/`, whose
+ * numbered snapshot files are its committed states (./snapshot.ts), and the data files they
+ * reference.
+ *
+ * Committing snapshot N+1 is `putIfAbsent(_snapshots/<N+1>.snap)`: exactly one writer wins a
+ * number. A loser reloads the newest snapshot, calls its `build` function again on that new
+ * base (appends just add their files to whatever base they get; deletes re-check their rows)
+ * and retries with exponential backoff and jitter. Snapshots are never overwritten and never
+ * deleted here (that is vacuum's job, ./vacuum.ts).
+ *
+ * A snapshot file that is torn (an incomplete write: only possible on a medium without
+ * atomic create, or after damage) is skipped: readers fall back to the one before it, and
+ * the next commit takes a number above it.
+ */
+import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/errors.js';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
+import type { SnapshotJson } from './snapshot-types.js';
+import type { ObjectStore } from './store.js';
+
+/** Listing then reading the newest snapshot can race with vacuum; list again this often. */
+const RELIST_ATTEMPTS = 5;
+
+export const DEFAULT_COMMIT_MAX_ATTEMPTS = 200;
+export const DEFAULT_COMMIT_TIMEOUT_MS = 60_000;
+export const DEFAULT_COMMIT_BACKOFF_MS = 2;
+export const DEFAULT_COMMIT_MAX_BACKOFF_MS = 200;
+
+/** The newest committed snapshot of a table, and what was found above it. */
+export interface LatestSnapshot {
+  snapshot: SnapshotJson;
+  /** Store path of its file. */
+  path: string;
+  /** Highest snapshot number present, torn files included: the next commit takes this + 1. */
+  highestId: number;
+  /** Paths of newer snapshot files that were torn (incomplete writes) and skipped. */
+  torn: string[];
+}
+
+/**
+ * A table name is one folder name: not empty, no '/', '\', NUL, and not starting with '.'
+ * (so it cannot be '.', '..' or a temp file).
+ */
+export function checkTableName(table: string): void {
+  if (table === '' || /[/\\\0]/.test(table) || table.startsWith('.')) {
+    throw usage(`invalid table name "${table}": expected a name without "/", "\\" or NUL, not starting with "."`);
+  }
+}
+
+/** Tables of the store (folders holding snapshot files), sorted by name. */
+export async function listTables(store: ObjectStore): Promise<string[]> {
+  const names = new Set<string>();
+  for (const o of await store.list('')) {
+    const parts = o.path.split('/');
+    if (parts.length === 3 && parts[1] === SNAPSHOTS_DIR && snapshotIdOf(o.path) !== null) names.add(parts[0]!);
+  }
+  return [...names].sort();
+}
+
+/** The snapshot files of a table, highest id first. */
+export async function listSnapshots(store: ObjectStore, table: string): Promise<{ id: number; path: string; size: number; mtimeMs: number }[]> {
+  checkTableName(table);
+  const out = [];
+  for (const o of await store.list(`${table}/${SNAPSHOTS_DIR}/`)) {
+    const id = snapshotIdOf(o.path);
+    if (id !== null && o.path === snapshotPath(table, id)) out.push({ id, path: o.path, size: o.size, mtimeMs: o.mtimeMs });
+  }
+  return out.sort((a, b) => b.id - a.id);
+}
+
+/** The newest committed snapshot, falling back over torn ones; see LatestSnapshot. */
+export async function latestSnapshotInfo(store: ObjectStore, table: string): Promise<LatestSnapshot> {
+  for (let attempt = 1; ; attempt++) {
+    const snaps = await listSnapshots(store, table);
+    if (snaps.length === 0) throw tableNotFound(table);
+    const torn: string[] = [];
+    try {
+      for (const s of snaps) {
+        const snapshot = await readSnapshotFile(store, s.path, s.id);
+        if (snapshot !== 'torn') return { snapshot, path: s.path, highestId: snaps[0]!.id, torn };
+        torn.push(s.path);
+      }
+    } catch (e) {
+      // A snapshot listed a moment ago and gone now was vacuumed meanwhile: list again.
+      if (isPaxdError(e) && e.kind === 'not_found' && attempt < RELIST_ATTEMPTS) continue;
+      throw e;
+    }
+    // Only torn files: the table's first commit never completed.
+    throw tableNotFound(table);
+  }
+}
+
+/** The newest committed snapshot of `table`; kind 'not_found' (42P01) when there is none. */
+export async function latestSnapshot(store: ObjectStore, table: string): Promise<SnapshotJson> {
+  return (await latestSnapshotInfo(store, table)).snapshot;
+}
+
+/** Snapshot `id` of `table`: not_found when it does not exist, corruption when it is damaged or torn. */
+export async function readSnapshot(store: ObjectStore, table: string, id: number): Promise<SnapshotJson> {
+  checkTableName(table);
+  const path = snapshotPath(table, id);
+  let s: SnapshotJson | 'torn';
+  try {
+    s = await readSnapshotFile(store, path, id);
+  } catch (e) {
+    if (isPaxdError(e) && e.kind === 'not_found') throw snapshotNotFound(table, id, path);
+    throw e;
+  }
+  if (s === 'torn') {
+    const size = (await store.stat(path))?.size ?? 0;
+    throw corruption(path, size, `snapshot ${path} is incomplete (torn write of ${size} bytes)`);
+  }
+  return s;
+}
+
+/**
+ * Creates a table: snapshot 1 (parent 0) with the given content. Kind 'exists' (42P07) when
+ * the table already has a snapshot 1.
+ */
+export async function createTable(store: ObjectStore, snapshot0: SnapshotJson, opts: { now?: () => Date } = {}): Promise<SnapshotJson> {
+  checkTableName(snapshot0.table);
+  const now = opts.now ?? (() => new Date());
+  const first: SnapshotJson = { ...snapshot0, format: 1, id: 1, parent: 0, createdAt: now().toISOString() };
+  if (!(await store.putIfAbsent(snapshotPath(first.table, first.id), encodeSnapshot(first)))) throw tableExists(first.table);
+  return first;
+}
+
+export interface CommitOptions {
+  /** Give up (kind 'conflict', 40001) after this many lost races. Default 200. */
+  maxAttempts?: number;
+  /** Give up after this long. Default 60 s. */
+  timeoutMs?: number;
+  /** First backoff after a lost race; doubles each time up to `maxBackoffMs`. Default 2 ms. */
+  backoffMs?: number;
+  /** Default 200 ms. */
+  maxBackoffMs?: number;
+  /** The clock for `createdAt` (tests). */
+  now?: () => Date;
+}
+
+/** Builds the next snapshot's content from a base; called again with a new base after a lost race. */
+export type BuildSnapshot = (base: SnapshotJson) => SnapshotJson | Promise<SnapshotJson>;
+
+/**
+ * Commits a new snapshot of `table`: `build(base)` returns its content; commit sets `id`
+ * (highest existing number + 1), `parent` (base.id), `table`, `format` and `createdAt`.
+ * Returns the snapshot as committed.
+ *
+ *   const s = await commit(store, 't', (base) => ({ ...base, operation: 'append', files: [...base.files, file] }));
+ *   // s.id === base.id + 1 unless someone else committed first
+ */
+export async function commit(store: ObjectStore, table: string, build: BuildSnapshot, opts: CommitOptions = {}): Promise<SnapshotJson> {
+  const maxAttempts = opts.maxAttempts ?? DEFAULT_COMMIT_MAX_ATTEMPTS;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS;
+  const firstBackoff = opts.backoffMs ?? DEFAULT_COMMIT_BACKOFF_MS;
+  const maxBackoff = opts.maxBackoffMs ?? DEFAULT_COMMIT_MAX_BACKOFF_MS;
+  const now = opts.now ?? (() => new Date());
+  const started = Date.now();
+
+  for (let attempt = 1; ; attempt++) {
+    const latest = await latestSnapshotInfo(store, table);
+    const base = latest.snapshot;
+    const content = await build(base);
+    const next: SnapshotJson = {
+      ...content,
+      format: 1,
+      table,
+      id: latest.highestId + 1,
+      parent: base.id,
+      createdAt: now().toISOString(),
+    };
+    if (await store.putIfAbsent(snapshotPath(table, next.id), encodeSnapshot(next))) return next;
+
+    const elapsed = Date.now() - started;
+    if (attempt >= maxAttempts || elapsed >= timeoutMs) throw commitConflict(table, attempt, elapsed);
+    await sleep(backoff(attempt, firstBackoff, maxBackoff));
+  }
+}
+
+/** "Equal jitter": half the exponential delay fixed, half random, so racers spread out. */
+function backoff(attempt: number, first: number, cap: number): number {
+  const ceiling = Math.min(cap, first * 2 ** Math.min(attempt - 1, 30));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+async function readSnapshotFile(store: ObjectStore, path: string, id: number): Promise<SnapshotJson | 'torn'> {
+  const s = decodeSnapshot(await store.read(path), path);
+  if (s !== 'torn' && s.id !== id) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path} holds snapshot id ${s.id}, expected ${id}`);
+  return s;
+}

@@ -1,0 +1,34 @@
+/**
+ * src/storage: object stores (local disk; S3 later), snapshots and the atomic commit loop,
+ * vacuum, checksums. What other layers may use; nothing else is imported from deeper files.
+ */
+export type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
+export type {
+  ColumnStatsJson,
+  DataFileJson,
+  FieldJson,
+  GroupJson,
+  SnapshotJson,
+  StatJson,
+  TableOptionsJson,
+} from './snapshot-types.js';
+export { crc32 } from './checksum.js';
+export { LocalStore, type LocalStoreOptions } from './local.js';
+export { nodeFs, type FsDirEntry, type FsFile, type FsOps, type FsStat, type OpenMode } from './fs-ops.js';
+export { FaultFs, InjectedFault, FAULT_CATEGORIES, type FaultCategory } from './faulty.js';
+export { decodeSnapshot, encodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
+export {
+  checkTableName,
+  commit,
+  createTable,
+  latestSnapshot,
+  latestSnapshotInfo,
+  listSnapshots,
+  listTables,
+  readSnapshot,
+  type BuildSnapshot,
+  type CommitOptions,
+  type LatestSnapshot,
+} from './catalog.js';
+export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
+export { openStore } from './open.js';

@@ -1,0 +1,11 @@
+/**
+ * The public surface of src/types: the PostgreSQL types paxd stores, their in-memory columns,
+ * text input/output, type names and the Arrow mapping. Other layers import from here.
+ */
+export * from './errors.js';
+export * from './type.js';
+export * from './column.js';
+export { ColumnBuilder, columnOf, getValue } from './builder.js';
+export { parseText, formatText, formatFloat4, formatFloat8, formatDate, formatTimestamp, formatDecimal, parseDecimal, parseNumeric, date2j, j2date } from './text-io.js';
+export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
+export { arrowType, columnToArrow, columnFromArrow } from './arrow.js';

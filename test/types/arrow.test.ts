@@ -1,0 +1,73 @@
+import { makeData, Utf8, Int32, Int64, Dictionary, vectorFromArray, LargeUtf8, TimeUnit, Timestamp } from 'apache-arrow';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { arrowType, columnFromArrow, columnToArrow } from '../../src/types/arrow.js';
+import { getValue } from '../../src/types/builder.js';
+import { PaxdError } from '../../src/types/errors.js';
+import { type PgType, TYPE_IDS } from '../../src/types/type.js';
+import { Rng, randomColumn, randomType, testSeed } from '../support/random.js';
+
+function same(a: unknown, b: unknown): boolean {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return Object.is(a, b);
+}
+
+test('arrowType follows DESIGN.md', () => {
+  assert.is(String(arrowType({ id: 'timestamptz' })), 'Timestamp<MICROSECOND, UTC>');
+  assert.is(String(arrowType({ id: 'timestamp' })), 'Timestamp<MICROSECOND>');
+  assert.is(String(arrowType({ id: 'numeric', precision: 12, scale: 2 })), 'Decimal[12e+2]');
+  assert.is(String(arrowType({ id: 'numeric' })), 'Utf8');
+  assert.is(String(arrowType({ id: 'uuid' })), 'FixedSizeBinary[16]');
+  assert.is(String(arrowType({ id: 'date' })), 'Date32<DAY>');
+});
+
+test('column -> Arrow -> column round trips every type (and shares buffers)', () => {
+  const rng = new Rng(testSeed());
+  for (let k = 0; k < 60; k++) {
+    const type: PgType = k < TYPE_IDS.length ? { id: TYPE_IDS[k]! } : randomType(rng);
+    const c = randomColumn(type, 100, rng, 0.2);
+    const d = columnToArrow(c);
+    assert.is(d.length, 100);
+    assert.is(d.nullCount, c.nullCount);
+    const back = columnFromArrow(type, d);
+    for (let i = 0; i < 100; i++) if (!same(getValue(back, i), getValue(c, i))) assert.unreachable(`${JSON.stringify(type)} row ${i}`);
+    if (type.id === 'int4' || type.id === 'int8' || type.id === 'text') assert.ok(back.values.buffer === c.values.buffer, 'zero-copy');
+    // slices at offsets that are not multiples of 8
+    const s = d.slice(3, 50);
+    const cs = columnFromArrow(type, s);
+    for (let i = 0; i < 50; i++) if (!same(getValue(cs, i), getValue(c, i + 3))) assert.unreachable(`${JSON.stringify(type)} slice row ${i}`);
+  }
+});
+
+test('dictionary, LargeUtf8, other int widths and timestamp units convert', () => {
+  const enc = vectorFromArray(['x', 'y', 'x', null], new Dictionary(new Utf8(), new Int32()));
+  const c1 = columnFromArrow({ id: 'text' }, enc.data[0]!);
+  assert.equal([0, 1, 2, 3].map((i) => getValue(c1, i)), ['x', 'y', 'x', null]);
+  const large = vectorFromArray(['é', 'ab'], new LargeUtf8());
+  const c2 = columnFromArrow({ id: 'varchar', length: 2 }, large.data[0]!);
+  assert.equal([getValue(c2, 0), getValue(c2, 1)], ['é', 'ab']);
+  const ints = makeData({ type: new Int32(), data: new Int32Array([1, -5, 70000]) });
+  const c3 = columnFromArrow({ id: 'int8' }, ints);
+  assert.equal([0, 1, 2].map((i) => getValue(c3, i)), [1n, -5n, 70000n]);
+  const big = makeData({ type: new Int64(), data: new BigInt64Array([1n, 40000n]) });
+  try {
+    columnFromArrow({ id: 'int2' }, big);
+    assert.unreachable('no error');
+  } catch (e) {
+    assert.is((e as PaxdError).code, '22003');
+  }
+  const ms = makeData({ type: new Timestamp(TimeUnit.MILLISECOND, 'UTC'), data: new BigInt64Array([1000n]) });
+  assert.is(getValue(columnFromArrow({ id: 'timestamptz' }, ms), 0), 1000000n);
+  const strs = vectorFromArray(['1.5', ' 2 '], new Utf8());
+  const c4 = columnFromArrow({ id: 'numeric', precision: 5, scale: 1 }, strs.data[0]!);
+  assert.equal([getValue(c4, 0), getValue(c4, 1)], [15n, 20n]);
+  const tooLong = vectorFromArray(['abcd'], new Utf8());
+  try {
+    columnFromArrow({ id: 'varchar', length: 3 }, tooLong.data[0]!);
+    assert.unreachable('no error');
+  } catch (e) {
+    assert.is((e as PaxdError).code, '22001');
+  }
+});
+
+test.run();
