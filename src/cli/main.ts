@@ -4,11 +4,11 @@
  * line `paxd: ERROR:  CODE: message` to stderr and exits non-zero.
  */
 import { Command, CommanderError } from 'commander';
-import { createReadStream } from 'node:fs';
 import { Database, DEFAULT_DATA } from '../database.js';
 import { PaxdError } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { readArrow } from '../insert/arrow-input.js';
+import { openInput } from '../insert/input.js';
 import { tableStats } from '../stats-report.js';
 import { progress, formatBytes, formatCount, printTable } from './output.js';
 
@@ -82,8 +82,8 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         for (const file of files) {
           const format = o.format ?? formatOf(file);
           if (format !== 'arrow') throw new PaxdError('unsupported', '0A000', `ingest of format ${format} is not supported yet (use --format arrow with an Arrow IPC file)`);
-          const source = file === '-' ? process.stdin : createReadStream(file);
-          for await (const batch of readArrow(source, t.fields, file === '-' ? 'stdin' : file)) {
+          const input = await openInput(file);
+          for await (const batch of readArrow(input.stream, t.fields, input.name)) {
             await sink.write(batch);
             rows += batch.length;
             p.update(`${formatCount(rows)} rows`);

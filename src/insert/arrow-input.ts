@@ -19,6 +19,8 @@ export async function* readArrow(source: AsyncIterable<Uint8Array> | NodeJS.Read
   } catch (e) {
     throw badArrow(fileName, e);
   }
+  // An empty input opens as a reader without a schema: not an Arrow IPC file or stream.
+  if (reader.schema == null) throw badArrow(fileName, new Error('no schema message (empty input?)'));
   let mapping: (number | -1)[] | null = null;
   try {
     for await (const rb of reader as AsyncIterable<RecordBatch>) {

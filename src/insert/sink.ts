@@ -42,7 +42,7 @@ export interface CommitResult {
 }
 
 export class TableSink {
-  private readonly pending: ColumnRange[][];
+  private pending: ColumnRange[][];
   private pendingRows = 0;
   private pendingBytes = 0;
   private writer: PaxFileWriter | null = null;
@@ -137,8 +137,6 @@ export class TableSink {
 
   private async flushGroup(): Promise<void> {
     if (this.pendingRows === 0) return;
-    const columns = this.fields.map((f, c) => concatRanges(f.type, this.pending[c]!));
-    for (const p of this.pending) p.length = 0;
     const rows = this.pendingRows;
     this.pendingRows = 0;
     this.pendingBytes = 0;
@@ -149,7 +147,12 @@ export class TableSink {
         zoneRows: this.options.zoneRows,
       });
     }
-    await this.writer.writeGroup(columns);
+    // One column at a time: copy its ranges into one column, drop the ranges, encode.
+    await this.writer.writeGroupFrom(rows, (c) => {
+      const col = concatRanges(this.fields[c]!.type, this.pending[c]!);
+      this.pending[c] = [];
+      return col;
+    });
     this.rows += rows;
     this.groups++;
     this.sinkOptions.onGroup?.(rows, this.writer.bytesWritten);

@@ -69,16 +69,24 @@ export class PaxFileWriter {
 
   /** Encodes one row group from equal-length columns, one per field in field order, and writes it. */
   async writeGroup(columns: readonly Column[]): Promise<GroupJson> {
+    assert(columns.length === this.fields.length, `writeGroup: ${columns.length} columns for ${this.fields.length} fields`);
+    return this.writeGroupFrom(columns.length === 0 ? 0 : columns[0]!.length, (c) => columns[c]!);
+  }
+
+  /**
+   * Like writeGroup, but asks for each column only when it is about to be encoded, so that a
+   * caller can build one column at a time and drop what it buffered for it: the group then
+   * never needs to exist twice in memory (sinks bound their memory this way).
+   */
+  async writeGroupFrom(rows: number, column: (c: number) => Column): Promise<GroupJson> {
     assert(!this.done, 'writeGroup after finish/abort');
     assert(!this.busy, 'writeGroup while another writeGroup is running');
-    assert(columns.length === this.fields.length, `writeGroup: ${columns.length} columns for ${this.fields.length} fields`);
-    const rows = columns.length === 0 ? 0 : columns[0]!.length;
     this.busy = true;
     try {
       const chunks: ChunkJson[] = [];
       const stats: Record<string, ReturnType<typeof statsToJson>> = {};
-      for (let c = 0; c < columns.length; c++) {
-        const col = columns[c]!;
+      for (let c = 0; c < this.fields.length; c++) {
+        const col = column(c);
         const f = this.fields[c]!;
         assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);

@@ -115,6 +115,17 @@ export class TableScan implements BatchReader {
   }
 
   async next(): Promise<Batch | null> {
+    try {
+      return await this.advance();
+    } catch (e) {
+      // Let a prefetch in flight settle so that no read outlives the failed scan.
+      await this.loading?.catch(() => undefined);
+      this.loading = null;
+      throw e;
+    }
+  }
+
+  private async advance(): Promise<Batch | null> {
     for (;;) {
       if (this.zoneColumns !== null && this.offsetInZone < this.zoneRows) return this.sliceBatch();
       if (this.current !== null && this.zone + 1 < this.zoneCount()) {
@@ -211,6 +222,7 @@ export class TableScan implements BatchReader {
   }
 
   async rescan(): Promise<void> {
+    await this.loading?.catch(() => undefined);
     this.loading = null;
     this.current = null;
     this.zoneColumns = null;
@@ -218,6 +230,7 @@ export class TableScan implements BatchReader {
   }
 
   async end(): Promise<void> {
+    await this.loading?.catch(() => undefined);
     this.loading = null;
     this.current = null;
     this.zoneColumns = null;

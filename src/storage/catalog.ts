@@ -121,6 +121,9 @@ export async function createTable(store: ObjectStore, snapshot0: SnapshotJson, o
   checkTableName(snapshot0.table);
   const now = opts.now ?? (() => new Date());
   const first: SnapshotJson = { ...snapshot0, format: 1, id: 1, parent: 0, createdAt: now().toISOString() };
+  // Vacuum may have removed snapshot 1 of an existing table: any snapshot means it exists.
+  // (Two concurrent creates still race on snapshot 1, which exactly one of them wins.)
+  if ((await listSnapshots(store, first.table)).length > 0) throw tableExists(first.table);
   if (!(await store.putIfAbsent(snapshotPath(first.table, first.id), encodeSnapshot(first)))) throw tableExists(first.table);
   return first;
 }

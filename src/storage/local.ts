@@ -61,6 +61,7 @@ export class LocalStore implements ObjectStore {
   private readonly bufferBytes: number;
   private readonly maxHandles: number;
   private readonly handles = new Map<string, ReadHandle>();
+  private closed = false;
   /** Directories whose entry in their parent this process has made durable (or found so). */
   private readonly durableDirs = new Set<string>();
   private rootReady: Promise<void> | null = null;
@@ -209,6 +210,7 @@ export class LocalStore implements ObjectStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const all = [...this.handles.values()];
     this.handles.clear();
     for (const h of all) {
@@ -351,7 +353,8 @@ export class LocalStore implements ObjectStore {
 
   /** Runs `fn` with a cached read handle of `os`, opening one when needed. */
   private async withReadHandle<T>(path: string, os: string, fn: (f: FsFile) => Promise<T>): Promise<T> {
-    if (this.maxHandles === 0) {
+    if (this.maxHandles === 0 || this.closed) {
+      // No cache, or a read that outlived close() (a prefetch): open, read, close.
       const f = await this.openForRead(path, os);
       try {
         return await fn(f);

@@ -9,8 +9,11 @@ import type { BatchReader } from '../../src/scan/reader.js';
 export async function readAll(reader: BatchReader): Promise<Column[]> {
   await reader.begin();
   const ranges: ColumnRange[][] = reader.fields.map(() => []);
-  for (let b = await reader.next(); b !== null; b = await reader.next()) addBatch(ranges, b);
-  await reader.end();
+  try {
+    for (let b = await reader.next(); b !== null; b = await reader.next()) addBatch(ranges, b);
+  } finally {
+    await reader.end();
+  }
   return reader.fields.map((f: Field, i) => concatRanges(f.type, ranges[i]!));
 }
 

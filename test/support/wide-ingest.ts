@@ -14,6 +14,8 @@ const db = await Database.open(data!);
 const t = await db.createTable(
   'wide',
   Array.from({ length: cols }, (_, i) => ({ name: `c${i}`, type: 'int8' })),
+  // Rows per group high enough that the byte budget, not the row count, cuts both tables' groups.
+  { rowGroupRows: 1 << 22 },
 );
 const sink = t.sink();
 for (let at = 0; at < rows; at += 1024) {

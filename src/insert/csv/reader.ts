@@ -347,7 +347,7 @@ class CsvRead implements BlockContext {
     this.secondPass = false;
     const region = buf.subarray(pos, next);
     this.ascii = isAscii(region);
-    const clean = this.ascii || isCleanUtf8(buf, pos, next);
+    const clean = this.ascii ? region.indexOf(0) < 0 : isCleanUtf8(buf, pos, next);
     for (let r = 0; r < n; r++) {
       const err = tok.recErr[r] as RecordError;
       if (err !== RecordError.None) {
