@@ -115,6 +115,38 @@ function checkOffsets(o: Int32Array, n: number, dataLength: number, bad: (what: 
   if (prev !== dataLength) throw bad(`last offset ${prev}, expected the data length ${dataLength}`);
 }
 
+/** The common length of every dictionary entry, or -1 when they differ (bpchar(n) is the usual case). */
+function fixedEntryLength(dOff: Int32Array, d: number): number {
+  const len = dOff[1]! - dOff[0]!;
+  for (let e = 1; e < d; e++) if (dOff[e + 1]! - dOff[e]! !== len) return -1;
+  return len;
+}
+
+/** Materializes a NULL-free dictionary zone whose entries all have `len` bytes. */
+function decodeFixedDict(
+  idx: Uint8Array | Uint16Array,
+  n: number,
+  d: number,
+  len: number,
+  base: number,
+  dd: Uint8Array,
+  type: PgType,
+  bad: (what: string) => Error,
+): Column {
+  const offsets = new Int32Array(n + 1);
+  const data = new Uint8Array(n * len);
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const e = idx[i]!;
+    if (e >= d) throw bad(`dictionary index ${e} at row ${i}, expected < ${d}`);
+    let k = base + e * len;
+    const end = pos + len;
+    while (pos < end) data[pos++] = dd[k++]!;
+    offsets[i + 1] = pos;
+  }
+  return { type, length: n, nullCount: 0, validity: null, values: data, offsets, data };
+}
+
 function decodeDict(
   buf: Uint8Array,
   a: number,
@@ -134,6 +166,10 @@ function decodeDict(
   const dd = buf.subarray(dataAt);
   checkOffsets(dOff, d, dd.byteLength, bad);
   const idx: Uint8Array | Uint16Array = w === 1 ? buf.subarray(b, b + n) : view(buf, b, n, Uint16Array);
+  if (validity === null) {
+    const fixed = fixedEntryLength(dOff, d);
+    if (fixed >= 0) return decodeFixedDict(idx, n, d, fixed, dOff[0]!, dd, type, bad);
+  }
   // Sizes first (validating every index), then one allocation for the bytes.
   const offsets = new Int32Array(n + 1);
   let total = 0;

@@ -61,6 +61,22 @@ export interface EncodedZone {
   readonly dict?: number;
 }
 
+/**
+ * Whether to try a dictionary for a var-width zone. Decoding materializes a dictionary zone
+ * into plain offsets and bytes, a byte-copy loop that is slower than lz4/zstd decompressing
+ * plain data (measured on lineitem: full scans 1.75x faster without dictionaries of long
+ * values, files 40% larger). So under a compressing codec only short values (average at most
+ * DICT_MAX_AVG_BYTES, where the plain int32 offsets dominate the size and compress poorly) are
+ * dictionary-encoded; without compression every low-cardinality zone is.
+ */
+export const DICT_MAX_AVG_BYTES = 8;
+
+function useDictionary(offsets: Int32Array, start: number, end: number, nulls: number, codec: CodecName): boolean {
+  if (codec === 'none') return true;
+  const nonNull = end - start - nulls;
+  return nonNull > 0 && offsets[end]! - offsets[start]! <= DICT_MAX_AVG_BYTES * nonNull;
+}
+
 /** Encodes rows [start, end) (start a multiple of 8) that hold `nulls` NULLs. */
 export function encodeZone(col: Column, start: number, end: number, nulls: number, codec: CodecName): EncodedZone {
   const n = end - start;
@@ -73,7 +89,7 @@ export function encodeZone(col: Column, start: number, end: number, nulls: numbe
   if (p === 'var') {
     const offsets = col.offsets!;
     const data = col.data!;
-    const dict = buildDictionary(offsets, data, col.validity, start, end, dictLimit(n - nulls));
+    const dict = useDictionary(offsets, start, end, nulls, codec) ? buildDictionary(offsets, data, col.validity, start, end, dictLimit(n - nulls)) : null;
     if (dict !== null) {
       enc = 'dict';
       dictCount = dict.count;

@@ -68,9 +68,11 @@ export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, bas
     case Kind.Timestamptz:
       return timestampLoop(ctx, col, p, base);
     case Kind.Text:
-    case Kind.Varchar:
-    case Kind.Bpchar:
       return textLoop(ctx, col, p, base);
+    case Kind.Varchar:
+      return varcharLoop(ctx, col, p, base);
+    case Kind.Bpchar:
+      return bpcharLoop(ctx, col, p, base);
     case Kind.Generic:
       return genericLoop(ctx, col, p, base);
     default: {
@@ -628,6 +630,17 @@ function timestampLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: nu
 }
 
 // ---- text, varchar(n), bpchar(n): copy the bytes (pad bpchar), parseText when too long ----
+// One loop per kind, so that each stays monomorphic and V8 never deoptimizes one kind's loop
+// for a path only another kind takes.
+
+/** Appends src[s, e) to the column's data (a byte loop beats Buffer#copy, which allocates a view, at field sizes). */
+function copyBytes(data: Buffer, at: number, src: Buffer, s: number, e: number): number {
+  if (e - s < 256) {
+    for (let i = s; i < e; i++) data[at++] = src[i]!;
+    return at;
+  }
+  return at + src.copy(data, at, s, e);
+}
 
 function textLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: number): number {
   const tok = ctx.tok;
@@ -640,10 +653,6 @@ function textLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: number)
   const buf = ctx.buf;
   const qbuf = tok.qbuf;
   const offsets = col.offsets!;
-  const ascii = ctx.ascii;
-  const kind = col.kind;
-  const maxChars = col.field.type.length ?? 0;
-  const pad = kind === Kind.Bpchar;
   let data = col.data;
   let dataLen = col.dataLen;
   let o = base;
@@ -659,37 +668,121 @@ function textLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: number)
     const src = fl === FIELD_PLAIN ? buf : qbuf;
     const s = fStart[k]!;
     const e = fEnd[k]!;
-    const len = e - s;
-    let spaces = 0;
-    if (kind !== Kind.Text && (pad || len > maxChars)) {
-      let chars = len;
-      if (!ascii) {
-        chars = 0;
-        for (let i = s; i < e; i++) if ((src[i]! & 0xc0) !== 0x80) chars++;
-      }
-      if (chars > maxChars) {
-        col.dataLen = dataLen;
-        if (!slowField(ctx, col, src, s, e, r, p, o)) continue;
-        data = col.data;
-        dataLen = col.dataLen;
-        o++;
-        continue;
-      }
-      if (pad) spaces = maxChars - chars;
-    }
-    if (dataLen + len + spaces > data.length) {
+    if (dataLen + (e - s) > data.length) {
       col.dataLen = dataLen;
-      data = col.ensureData(len + spaces);
+      data = col.ensureData(e - s);
     }
-    // A byte loop beats Buffer#copy (which allocates a view per call) at field sizes.
-    if (len < 256) for (let i = s; i < e; i++) data[dataLen++] = src[i]!;
-    else dataLen += src.copy(data, dataLen, s, e);
-    for (; spaces > 0; spaces--) data[dataLen++] = SPACE;
-    offsets[o + 1] = dataLen;
-    o++;
+    dataLen = copyBytes(data, dataLen, src, s, e);
+    offsets[++o] = dataLen;
   }
   col.dataLen = dataLen;
   return o;
+}
+
+function varcharLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: number): number {
+  const tok = ctx.tok;
+  const n = tok.n;
+  const off = p * tok.cap;
+  const fStart = tok.fStart;
+  const fEnd = tok.fEnd;
+  const fFlags = tok.fFlags;
+  const bad = ctx.bad;
+  const buf = ctx.buf;
+  const qbuf = tok.qbuf;
+  const offsets = col.offsets!;
+  const ascii = ctx.ascii;
+  const maxChars = col.field.type.length ?? 0;
+  let data = col.data;
+  let dataLen = col.dataLen;
+  let o = base;
+  for (let r = 0; r < n; r++) {
+    if (bad[r] !== 0 && ctx.skip(r, p)) continue;
+    const k = off + r;
+    const fl = fFlags[k]!;
+    if (fl === FIELD_NULL) {
+      col.dataLen = dataLen;
+      nullAt(ctx, col, r, o++);
+      continue;
+    }
+    const src = fl === FIELD_PLAIN ? buf : qbuf;
+    const s = fStart[k]!;
+    const e = fEnd[k]!;
+    if (e - s > maxChars && (ascii || charCount(src, s, e) > maxChars)) {
+      // Too long: trailing spaces are cut, anything else is an error (varchar.c).
+      col.dataLen = dataLen;
+      if (!slowField(ctx, col, src, s, e, r, p, o)) continue;
+      data = col.data;
+      dataLen = col.dataLen;
+      o++;
+      continue;
+    }
+    if (dataLen + (e - s) > data.length) {
+      col.dataLen = dataLen;
+      data = col.ensureData(e - s);
+    }
+    dataLen = copyBytes(data, dataLen, src, s, e);
+    offsets[++o] = dataLen;
+  }
+  col.dataLen = dataLen;
+  return o;
+}
+
+function bpcharLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: number): number {
+  const tok = ctx.tok;
+  const n = tok.n;
+  const off = p * tok.cap;
+  const fStart = tok.fStart;
+  const fEnd = tok.fEnd;
+  const fFlags = tok.fFlags;
+  const bad = ctx.bad;
+  const buf = ctx.buf;
+  const qbuf = tok.qbuf;
+  const offsets = col.offsets!;
+  const ascii = ctx.ascii;
+  const maxChars = col.field.type.length ?? 0;
+  let data = col.data;
+  let dataLen = col.dataLen;
+  let o = base;
+  for (let r = 0; r < n; r++) {
+    if (bad[r] !== 0 && ctx.skip(r, p)) continue;
+    const k = off + r;
+    const fl = fFlags[k]!;
+    if (fl === FIELD_NULL) {
+      col.dataLen = dataLen;
+      nullAt(ctx, col, r, o++);
+      continue;
+    }
+    const src = fl === FIELD_PLAIN ? buf : qbuf;
+    const s = fStart[k]!;
+    const e = fEnd[k]!;
+    const chars = ascii ? e - s : charCount(src, s, e);
+    if (chars > maxChars) {
+      col.dataLen = dataLen;
+      if (!slowField(ctx, col, src, s, e, r, p, o)) continue;
+      data = col.data;
+      dataLen = col.dataLen;
+      o++;
+      continue;
+    }
+    const spaces = maxChars - chars;
+    if (dataLen + (e - s) + spaces > data.length) {
+      col.dataLen = dataLen;
+      data = col.ensureData(e - s + spaces);
+    }
+    dataLen = copyBytes(data, dataLen, src, s, e);
+    const padded = dataLen + spaces;
+    while (dataLen < padded) data[dataLen++] = SPACE;
+    offsets[++o] = dataLen;
+  }
+  col.dataLen = dataLen;
+  return o;
+}
+
+/** Characters (code points) of valid UTF-8 bytes: the bytes that are not continuation bytes. */
+function charCount(src: Buffer, s: number, e: number): number {
+  let chars = 0;
+  for (let i = s; i < e; i++) if ((src[i]! & 0xc0) !== 0x80) chars++;
+  return chars;
 }
 
 // ---- everything else: parseText ----

@@ -167,18 +167,17 @@ export class CsvTokenizer {
     const max = Math.min(maxRecords, this.cap);
     buf[end] = LF; // sentinel
     this.qlen = 0;
+    this.n = 0;
     let r = 0;
+    // Nothing but `return` after the loop: V8 compiles this loop on stack replacement early,
+    // and code after it without type feedback would throw that code away at every exit.
     while (r < max && pos < end) {
       const next = this.record(buf, pos, end, eof, r);
       if (next === NEED_MORE) break;
-      if (this.ended) {
-        pos = end;
-        break;
-      }
       pos = next;
-      r++;
+      if (this.ended) break;
+      this.n = ++r;
     }
-    this.n = r;
     return pos;
   }
 
