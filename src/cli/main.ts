@@ -7,8 +7,8 @@ import { Command, CommanderError } from 'commander';
 import { Database, DEFAULT_DATA } from '../database.js';
 import { PaxdError } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
-import { readArrow } from '../insert/arrow-input.js';
-import { openInput } from '../insert/input.js';
+import { ingestFiles } from '../insert/ingest.js';
+import { FORMATS, type Format } from '../insert/formats.js';
 import { tableStats } from '../stats-report.js';
 import { progress, formatBytes, formatCount, printTable } from './output.js';
 
@@ -67,37 +67,52 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   dataOption(
     program
       .command('ingest <table> <files...>')
-      .description('load files into a table as one commit ("-" reads standard input)')
-      .option('--format <format>', 'arrow (csv, ndjson, parquet: not yet); from the extension when omitted')
+      .description('load files into a table as one commit: all of it or none of it ("-" reads standard input)')
+      .option('--format <format>', 'csv, ndjson, parquet or arrow; from the extension when omitted')
+      .option('--header', 'CSV: the first line names the columns (matched by name)')
+      .option('--delimiter <char>', 'CSV: field delimiter', ',')
+      .option('--quote <char>', 'CSV: quote character', '"')
+      .option('--escape <char>', 'CSV: escape character (default: the quote)')
+      .option('--null <string>', 'CSV: the string that means NULL (default: an unquoted empty field)')
+      .option('--on-error <mode>', 'abort (the first bad row fails the load) or skip (bad rows go to --rejects)', 'abort')
+      .option('--rejects <file>', 'with --on-error skip: write each rejected row, its line and the reason here (NDJSON)')
+      .option('--max-rejects <n>', 'with --on-error skip: fail the load past N rejected rows', nonNegativeInt('--max-rejects'))
       .option('--verbose', 'print the summary even when not on a terminal'),
   ).action(async (table: string, files: string[], o) => {
+    if (o.onError !== 'abort' && o.onError !== 'skip') throw new PaxdError('usage', '22023', `--on-error must be abort or skip, got "${o.onError}"`);
     const db = await Database.open(o.data);
     try {
       const t = await db.table(table);
-      const started = Date.now();
       const p = progress('ingest');
-      const sink = t.sink({ summary: { command: 'ingest' } });
-      let rows = 0;
       try {
-        for (const file of files) {
-          const format = o.format ?? formatOf(file);
-          if (format !== 'arrow') throw new PaxdError('unsupported', '0A000', `ingest of format ${format} is not supported yet (use --format arrow with an Arrow IPC file)`);
-          const input = await openInput(file);
-          for await (const batch of readArrow(input.stream, t.fields, input.name)) {
-            await sink.write(batch);
-            rows += batch.length;
-            p.update(`${formatCount(rows)} rows`);
-          }
-        }
-        const r = await sink.commit();
+        const r = await ingestFiles(t, files, {
+          ...(o.format !== undefined ? { format: parseFormat(o.format) } : {}),
+          csv: {
+            header: o.header === true,
+            delimiter: o.delimiter,
+            quote: o.quote,
+            ...(o.escape !== undefined ? { escape: o.escape } : {}),
+            ...(o.null !== undefined ? { null: o.null } : {}),
+          },
+          onError: o.onError,
+          ...(o.rejects !== undefined ? { rejects: o.rejects } : {}),
+          ...(o.maxRejects !== undefined ? { maxRejects: o.maxRejects } : {}),
+          onProgress: (x) => {
+            const rate = x.rows / Math.max(x.seconds, 1e-3);
+            const left = x.totalBytes !== null && x.bytes > 0 ? ` (${Math.round((100 * x.bytes) / x.totalBytes)}%, ${Math.max(0, Math.round((x.seconds * (x.totalBytes - x.bytes)) / x.bytes))} s left)` : '';
+            p.update(`${formatCount(x.rows)} rows, ${formatBytes(x.bytes)}${left}, ${formatCount(Math.round(rate))} rows/s`);
+          },
+        });
         p.done();
-        const secs = (Date.now() - started) / 1000;
         if (process.stdout.isTTY || o.verbose)
-          out(`ingested ${formatCount(r.rows)} rows into ${table} in ${secs.toFixed(2)} s (${formatCount(Math.round(r.rows / Math.max(secs, 1e-3)))} rows/s): snapshot ${r.snapshot.id}, ${r.files} file(s), ${r.groups} row group(s), ${formatBytes(r.bytes)}\n`);
-      } catch (e) {
+          out(
+            `ingested ${formatCount(r.rowsLoaded)} rows into ${table} in ${r.seconds.toFixed(2)} s (${formatCount(Math.round(r.rowsLoaded / Math.max(r.seconds, 1e-3)))} rows/s): ` +
+              `${formatCount(r.rowsRead)} read, ${formatCount(r.rowsLoaded)} loaded, ${formatCount(r.rowsRejected)} rejected; ` +
+              `snapshot ${r.commit.snapshot.id}, ${r.commit.files} file(s), ${r.commit.groups} row group(s), ${formatBytes(r.commit.bytes)}\n`,
+          );
+        else if (r.rowsRejected > 0) process.stderr.write(`paxd: ${formatCount(r.rowsRejected)} of ${formatCount(r.rowsRead)} rows rejected${o.rejects ? ` (see ${o.rejects})` : ''}\n`);
+      } finally {
         p.done();
-        await sink.abort();
-        throw e;
       }
     } finally {
       await db.close();
@@ -191,14 +206,17 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   return program;
 }
 
-function formatOf(file: string): string {
-  const f = file.toLowerCase().replace(/\.(gz|zst)$/, '');
-  if (f.endsWith('.arrow') || f.endsWith('.arrows') || f.endsWith('.ipc') || f.endsWith('.feather')) return 'arrow';
-  if (f.endsWith('.csv') || f.endsWith('.tsv')) return 'csv';
-  if (f.endsWith('.ndjson') || f.endsWith('.jsonl') || f.endsWith('.json')) return 'ndjson';
-  if (f.endsWith('.parquet')) return 'parquet';
-  if (file === '-') throw new PaxdError('usage', '22023', 'reading standard input needs --format');
-  throw new PaxdError('usage', '22023', `cannot tell the format of ${file} from its extension: use --format`);
+function parseFormat(s: string): Format {
+  if (!(FORMATS as readonly string[]).includes(s)) throw new PaxdError('usage', '22023', `unknown format "${s}": use ${FORMATS.join(', ')}`);
+  return s as Format;
+}
+
+function nonNegativeInt(name: string) {
+  return (s: string): number => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < 0) throw new PaxdError('usage', '22023', `${name} must be a non-negative integer, got "${s}"`);
+    return n;
+  };
 }
 
 /** Runs the CLI; resolves to the exit code. */

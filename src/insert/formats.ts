@@ -1,0 +1,88 @@
+/**
+ * The input formats behind `paxd ingest`: each opens an Input (a byte stream) as batches of
+ * the table's columns and counts what it read and rejected. Rejected rows (bad values, wrong
+ * column counts) go to `onReject` in skip mode; in abort mode the first one throws.
+ */
+import type { Batch } from '../types/column.js';
+import type { Field } from '../types/type.js';
+import { PaxdError } from '../types/errors.js';
+import type { Input } from './input.js';
+import { readCsv, type CsvOptions } from './csv/index.js';
+import { readArrow } from './arrow-input.js';
+
+export type Format = 'csv' | 'ndjson' | 'parquet' | 'arrow';
+export const FORMATS: readonly Format[] = ['csv', 'ndjson', 'parquet', 'arrow'];
+
+export interface Reject {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly code: string;
+  readonly message: string;
+  /** The row's original bytes (CSV, NDJSON), when there are any. */
+  readonly raw?: Uint8Array;
+}
+
+export interface FormatOptions {
+  /** The relation named in messages (23502). */
+  table: string;
+  onError: 'abort' | 'skip';
+  onReject: (r: Reject) => void;
+  csv: Omit<CsvOptions, 'onError' | 'onReject' | 'table'>;
+}
+
+export interface FormatReader extends AsyncIterable<Batch> {
+  readonly rowsRead: number;
+  readonly rowsRejected: number;
+}
+
+export type OpenFormat = (input: Input, fields: readonly Field[], opts: FormatOptions) => FormatReader;
+
+const openers = new Map<Format, OpenFormat>();
+
+/** Formats register themselves here (one module per format). */
+export function registerFormat(format: Format, open: OpenFormat): void {
+  openers.set(format, open);
+}
+
+export function openFormat(format: Format, input: Input, fields: readonly Field[], opts: FormatOptions): FormatReader {
+  const open = openers.get(format);
+  if (open === undefined) throw new PaxdError('unsupported', '0A000', `ingest of format ${format} is not supported yet`);
+  return open(input, fields, opts);
+}
+
+/** The format of a file from its extension (before .gz/.zst). */
+export function formatOf(file: string): Format | null {
+  const f = file.toLowerCase().replace(/\.(gz|zst)$/, '');
+  if (/\.(arrow|arrows|ipc|feather)$/.test(f)) return 'arrow';
+  if (/\.(csv|tsv|txt)$/.test(f)) return 'csv';
+  if (/\.(ndjson|jsonl|json)$/.test(f)) return 'ndjson';
+  if (f.endsWith('.parquet')) return 'parquet';
+  return null;
+}
+
+registerFormat('csv', (input, fields, opts) =>
+  readCsv(input.stream, fields, {
+    ...opts.csv,
+    table: opts.table,
+    onError: opts.onError,
+    onReject: (r) => opts.onReject({ file: input.name, line: r.line, column: r.column, code: r.code, message: r.message, raw: r.raw }),
+  }, input.name),
+);
+
+registerFormat('arrow', (input, fields) => {
+  let rows = 0;
+  const gen = readArrow(input.stream, fields, input.name);
+  return {
+    get rowsRead() {
+      return rows;
+    },
+    rowsRejected: 0,
+    async *[Symbol.asyncIterator]() {
+      for await (const b of gen) {
+        rows += b.length;
+        yield b;
+      }
+    },
+  };
+});

@@ -1,0 +1,107 @@
+/**
+ * `paxd ingest` as a library function: load files (or standard input) into a table as ONE
+ * commit — all of it or none of it. Bad rows fail the load (default) or, with
+ * onError 'skip', go to a rejects file, up to maxRejects; the result always adds up:
+ * rowsRead = rowsLoaded + rowsRejected.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Table } from '../database.js';
+import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
+import type { CsvOptions } from './csv/index.js';
+import { openInput } from './input.js';
+import { formatOf, openFormat, type Format, type Reject } from './formats.js';
+import type { CommitResult } from './sink.js';
+
+export interface IngestOptions {
+  /** The format of every file; from each file's extension when absent. */
+  format?: Format;
+  csv?: Omit<CsvOptions, 'onError' | 'onReject' | 'table'>;
+  onError?: 'abort' | 'skip';
+  /** Path of the rejects file (NDJSON, one rejected row per line); skip mode only. */
+  rejects?: string;
+  /** Fail the whole load when more rows than this are rejected. */
+  maxRejects?: number;
+  /** Called now and then with the progress so far. */
+  onProgress?: (p: IngestProgress) => void;
+  /** Extra fields recorded in the snapshot's summary. */
+  summary?: Record<string, string | number>;
+}
+
+export interface IngestProgress {
+  file: string;
+  rows: number;
+  rejected: number;
+  /** Input bytes consumed so far, over all files, and the total when every size is known. */
+  bytes: number;
+  totalBytes: number | null;
+  seconds: number;
+}
+
+export interface IngestResult {
+  rowsRead: number;
+  rowsLoaded: number;
+  rowsRejected: number;
+  seconds: number;
+  commit: CommitResult;
+}
+
+export async function ingestFiles(table: Table, files: readonly string[], options: IngestOptions = {}): Promise<IngestResult> {
+  const onError = options.onError ?? 'abort';
+  if (options.rejects !== undefined && onError !== 'skip') throw usage('a rejects file needs --on-error skip');
+  if (files.length === 0) throw usage('no input files');
+  const started = performance.now();
+  let rejectsFile: FileHandle | null = null;
+  let rowsRead = 0;
+  let rowsRejected = 0;
+  let bytesDone = 0;
+  const sink = table.sink({ summary: { operation: 'ingest', files: files.join(' ').slice(0, 1000), ...options.summary } });
+  try {
+    if (options.rejects !== undefined) rejectsFile = await open(options.rejects, 'w');
+    const rejectLines: string[] = [];
+    const onReject = (r: Reject): void => {
+      rowsRejected++;
+      if (options.maxRejects !== undefined && rowsRejected > options.maxRejects)
+        throw new PaxdError('invalid_input', r.code, `${r.file}:${r.line}:${r.column}: ${r.message} (more than ${options.maxRejects} rejected rows: load aborted)`, {
+          file: r.file,
+          line: r.line,
+          column: r.column,
+        });
+      rejectLines.push(
+        JSON.stringify({ file: r.file, line: r.line, column: r.column, code: r.code, message: r.message, ...(r.raw ? { row: new TextDecoder().decode(r.raw) } : {}) }) + '\n',
+      );
+    };
+    const inputs = await Promise.all(files.map((f) => openInput(f)));
+    const totalBytes = inputs.every((i) => i.size !== null) ? inputs.reduce((a, i) => a + i.size!, 0) : null;
+    let lastProgress = 0;
+    for (const input of inputs) {
+      const format = options.format ?? formatOf(input.name === 'stdin' ? '-' : input.name);
+      if (format === null) throw usage(input.name === 'stdin' ? 'reading standard input needs --format' : `cannot tell the format of ${input.name} from its extension: use --format`);
+      const reader = openFormat(format, input, table.fields, { table: table.name, onError, onReject, csv: options.csv ?? {} });
+      const rejectedBefore = rowsRejected;
+      for await (const batch of reader) {
+        await sink.write(batch);
+        if (rejectsFile !== null && rejectLines.length > 0) await rejectsFile.write(rejectLines.splice(0).join(''));
+        const now = performance.now();
+        if (options.onProgress && now - lastProgress > 200) {
+          lastProgress = now;
+          options.onProgress({ file: input.name, rows: rowsRead + reader.rowsRead, rejected: rowsRejected, bytes: bytesDone + input.bytesRead(), totalBytes, seconds: (now - started) / 1000 });
+        }
+      }
+      if (rejectsFile !== null && rejectLines.length > 0) await rejectsFile.write(rejectLines.splice(0).join(''));
+      rowsRead += reader.rowsRead;
+      bytesDone += input.bytesRead();
+      // The format's own count and ours must agree: every row is loaded or rejected.
+      if (reader.rowsRejected !== rowsRejected - rejectedBefore)
+        throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: ${input.name}: reader rejected ${reader.rowsRejected} rows, ${rowsRejected - rejectedBefore} reached the rejects`);
+    }
+    const commit = await sink.commit();
+    if (commit.rows !== rowsRead - rowsRejected)
+      throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: committed ${commit.rows} rows of ${rowsRead} read and ${rowsRejected} rejected`);
+    return { rowsRead, rowsLoaded: commit.rows, rowsRejected, seconds: (performance.now() - started) / 1000, commit };
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  } finally {
+    await rejectsFile?.close();
+  }
+}
