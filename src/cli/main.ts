@@ -221,6 +221,11 @@ function nonNegativeInt(name: string) {
 
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // `paxd stats t | head`: a closed pipe ends the output quietly, as for any Unix tool.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
