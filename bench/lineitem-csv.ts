@@ -122,7 +122,24 @@ export function writeBatchesCsv(batches: Iterable<Batch>, path: string, options:
   }
 }
 
-type FieldWriter = (c: Column, i: number) => void;
+type FieldWriter = (i: number) => void;
+
+/** Dates from 1970-01-01 on (through 2059) are copied from a table of their 10 bytes. */
+const DATE_TABLE_DAYS = 1 << 15;
+let dates: Uint8Array | null = null;
+
+function dateTable(): Uint8Array {
+  if (dates !== null) return dates;
+  const t = new Uint8Array(DATE_TABLE_DAYS * 10);
+  const w = new CsvWriter(() => {});
+  const probe: Column = { type: { id: 'date' }, length: 0, nullCount: 0, validity: null, values: new Int32Array(0), offsets: null, data: null };
+  for (let d = 0; d < DATE_TABLE_DAYS; d++) {
+    w.writeDateForTable(d, probe);
+    t.set(w.takeBytes(), d * 10);
+  }
+  dates = t;
+  return t;
+}
 
 /** Formats batches as CSV rows into a reusable buffer, handing full buffers to `sink`. */
 export class CsvWriter {
@@ -141,17 +158,18 @@ export class CsvWriter {
 
   writeBatch(b: Batch): void {
     const writers = b.columns.map((c) => this.fieldWriter(c));
-    const ncol = b.columns.length;
+    const cols = b.columns;
+    const ncol = cols.length;
     const n = b.selection?.length ?? b.length;
     for (let k = 0; k < n; k++) {
       const i = b.selection === null ? k : b.selection[k]!;
       for (let c = 0; c < ncol; c++) {
         if (this.pos > BUF_BYTES - FIELD_SLACK) this.flush();
         if (c > 0) this.buf[this.pos++] = COMMA;
-        const col = b.columns[c]!;
+        const validity = cols[c]!.validity;
         // NULL: an empty unquoted field
-        if (col.validity !== null && (col.validity[i >>> 3]! & (1 << (i & 7))) === 0) continue;
-        writers[c]!(col, i);
+        if (validity !== null && (validity[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+        writers[c]!(i);
       }
       this.buf[this.pos++] = LF;
     }
@@ -164,36 +182,77 @@ export class CsvWriter {
     this.pos = 0;
   }
 
+  /** A function writing row i of `c`, over views made once per column. */
   private fieldWriter(c: Column): FieldWriter {
     const t = c.type;
     switch (t.id) {
       case 'int2':
-      case 'int4':
-      case 'date':
-        if (t.id === 'date') return (col, i) => this.putDate((col.values as Int32Array)[i]!, col, i);
-        return (col, i) => this.putInt((col.values as Int16Array | Int32Array)[i]!);
-      case 'int8':
-        return (col, i) => {
-          const v = (col.values as BigInt64Array)[i]!;
-          if (v >= -9007199254740991n && v <= 9007199254740991n) this.putInt(Number(v));
-          else this.putAscii(v.toString());
+      case 'int4': {
+        const v = c.values as Int16Array | Int32Array;
+        return (i) => this.putInt(v[i]!);
+      }
+      case 'date': {
+        const v = c.values as Int32Array;
+        const dates = dateTable();
+        return (i) => {
+          const d = v[i]!;
+          if (d < 0 || d >= DATE_TABLE_DAYS) return this.putDate(d, c, i);
+          // a copy of the 10 bytes precomputed for that day
+          const p = this.pos;
+          const buf = this.buf;
+          const o = d * 10;
+          for (let k = 0; k < 10; k++) buf[p + k] = dates[o + k]!;
+          this.pos = p + 10;
         };
-      case 'numeric':
-        if (t.precision !== undefined && t.precision <= 38) return (col, i) => this.putDecimal(col, i, t.scale ?? 0);
-        return (col, i) => this.putText(col, i);
+      }
+      case 'int8': {
+        const v = c.values as BigInt64Array;
+        // Two 32-bit words per value: no BigInt unless the value is beyond 2^53.
+        const w = new Int32Array(v.buffer, v.byteOffset, v.length * 2);
+        return (i) => {
+          const lo = w[2 * i]!;
+          const hi = w[2 * i + 1]!;
+          if (hi >= -0x200000 && hi < 0x200000) this.putInt(hi * 4294967296 + (lo >>> 0));
+          else this.putAscii(v[i]!.toString());
+        };
+      }
+      case 'numeric': {
+        if (t.precision === undefined || t.precision > 38) return (i) => this.putText(c, i);
+        const bytes = c.values as Uint8Array;
+        const scale = t.scale ?? 0;
+        // decimal128, little-endian: four 32-bit words per value.
+        const w = (bytes.byteOffset & 3) === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2) : new Int32Array(bytes.slice().buffer);
+        return (i) => {
+          const lo = w[4 * i]!;
+          const mid = w[4 * i + 1]!;
+          const h1 = w[4 * i + 2]!;
+          const h2 = w[4 * i + 3]!;
+          // Safe-integer fast path: the high 96 bits are a sign extension of a 53-bit value.
+          if (mid >= 0 && mid < 0x200000 && h1 === 0 && h2 === 0) this.putDecimal(mid * 4294967296 + (lo >>> 0), scale);
+          else if (mid < 0 && mid >= -0x200000 && h1 === -1 && h2 === -1) this.putDecimal(mid * 4294967296 + (lo >>> 0), scale);
+          else this.putText(c, i);
+        };
+      }
       case 'text':
       case 'varchar':
-      case 'jsonb':
-        return (col, i) => this.putString(col.data!, col.offsets![i]!, col.offsets![i + 1]!);
-      case 'bpchar':
-        return (col, i) => {
-          const s = col.offsets![i]!;
-          let e = col.offsets![i + 1]!;
-          if (!this.padBpchar) while (e > s && col.data![e - 1] === SPACE) e--;
-          this.putString(col.data!, s, e);
+      case 'jsonb': {
+        const data = c.data!;
+        const off = c.offsets!;
+        return (i) => this.putString(data, off[i]!, off[i + 1]!);
+      }
+      case 'bpchar': {
+        const data = c.data!;
+        const off = c.offsets!;
+        const pad = this.padBpchar;
+        return (i) => {
+          const s = off[i]!;
+          let e = off[i + 1]!;
+          if (!pad) while (e > s && data[e - 1] === SPACE) e--;
+          this.putString(data, s, e);
         };
+      }
       default:
-        return (col, i) => this.putText(col, i);
+        return (i) => this.putText(c, i);
     }
   }
 
@@ -214,40 +273,42 @@ export class CsvWriter {
     while (n > 0) buf[this.pos++] = d[--n]!;
   }
 
-  /**
-   * A decimal128 value with `scale` decimals. Fast path when it fits in a safe integer (the
-   * two high 32-bit words are a sign extension of the low 64 bits); BigInt otherwise.
-   */
-  private putDecimal(col: Column, i: number, scale: number): void {
-    const bytes = col.values as Uint8Array;
-    const o = bytes.byteOffset + i * 16;
-    const dv = new DataView(bytes.buffer);
-    const lo = dv.getUint32(o, true);
-    const mid = dv.getInt32(o + 4, true);
-    const hi = dv.getBigInt64(o + 8, true);
-    let units: number | bigint;
-    if ((hi === 0n && mid >= 0 && mid < 0x200000) || (hi === -1n && mid < 0 && mid >= -0x200000)) units = mid * 4294967296 + lo;
-    else units = (hi << 64n) | dv.getBigUint64(o, true);
-    if (typeof units === 'bigint') {
-      this.putAscii(formatText(col.type, getValue(col, i)));
-      return;
-    }
+  /** A scaled integer (|units| < 2^53) with `scale` decimals: 1700, 2 -> 17.00. */
+  private putDecimal(units: number, scale: number): void {
     if (units < 0) {
       this.buf[this.pos++] = MINUS;
       units = -units;
     }
     if (scale === 0) return this.putInt(units);
     const p = 10 ** scale;
-    const ip = Math.floor(units / p);
+    let ip = Math.floor(units / p);
     let frac = units - ip * p;
+    if (frac < 0) {
+      // units / p rounded up to the next integer
+      ip--;
+      frac += p;
+    }
     this.putInt(ip);
     this.buf[this.pos++] = DOT;
-    for (let k = scale - 1, end = this.pos + scale; k >= 0; k--) {
+    const end = this.pos + scale;
+    for (let k = end - 1; k >= this.pos; k--) {
       const q = Math.floor(frac / 10);
-      this.buf[this.pos + k] = ZERO + frac - q * 10;
+      this.buf[k] = ZERO + frac - q * 10;
       frac = q;
-      if (k === 0) this.pos = end;
     }
+    this.pos = end;
+  }
+
+  /** For dateTable(): formats one date and returns its bytes. */
+  writeDateForTable(days: number, col: Column): void {
+    this.pos = 0;
+    this.putDate(days, col, 0);
+  }
+
+  takeBytes(): Uint8Array {
+    const out = this.buf.subarray(0, this.pos);
+    this.pos = 0;
+    return out;
   }
 
   /** Days since 1970-01-01 as YYYY-MM-DD (civil_from_days, Hinnant); formatText outside 0001–9999. */
@@ -291,8 +352,16 @@ export class CsvWriter {
       if (need > BUF_BYTES) this.buf = Buffer.allocUnsafe(need + FIELD_SLACK);
     }
     if (!quote) {
-      this.buf.set(data.subarray(s, e), this.pos);
-      this.pos += e - s;
+      // short fields: a loop beats set(subarray()), which allocates a view per field
+      if (e - s <= 64) {
+        const b = this.buf;
+        let p = this.pos;
+        for (let k = s; k < e; k++) b[p++] = data[k]!;
+        this.pos = p;
+      } else {
+        this.buf.set(data.subarray(s, e), this.pos);
+        this.pos += e - s;
+      }
       return;
     }
     const b = this.buf;

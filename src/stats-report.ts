@@ -31,6 +31,14 @@ export interface GroupReport {
   columns: Record<string, ColumnReport>;
 }
 
+export interface FileReport {
+  file: string;
+  bytes: number;
+  rows: number;
+  live: number;
+  columns: Record<string, ColumnReport>;
+}
+
 export interface StatsReport {
   table: string;
   snapshot: number;
@@ -38,6 +46,7 @@ export interface StatsReport {
   deleted_rows: number;
   bytes: number;
   columns: Record<string, ColumnReport>;
+  files: FileReport[];
   groups: GroupReport[];
 }
 
@@ -49,28 +58,41 @@ export function tableStats(t: { snapshot: SnapshotJson }): StatsReport {
   let rows = 0;
   let live = 0;
   let bytes = 0;
+  const files: FileReport[] = [];
   for (const file of s.files) {
     bytes += file.size;
+    const fileTotals = new Map<number, ColumnStats>();
+    let fileRows = 0;
+    let fileLive = 0;
     file.groups.forEach((g, index) => {
       rows += g.rows;
       live += g.live;
+      fileRows += g.rows;
+      fileLive += g.live;
       const columns: Record<string, ColumnReport> = {};
       for (const f of fields) {
         const j = g.columns[String(f.fieldId)];
         const cs = j === undefined ? synthetic(f, g.rows) : statsFromJson(f.type, j);
         columns[f.name] = report(f, cs);
-        const prev = totals.get(f.fieldId);
-        totals.set(f.fieldId, prev === undefined ? cs : mergeStats(f.type, prev, cs));
+        for (const m of [totals, fileTotals]) {
+          const prev = m.get(f.fieldId);
+          m.set(f.fieldId, prev === undefined ? cs : mergeStats(f.type, prev, cs));
+        }
       }
       groups.push({ file: file.path, index, rows: g.rows, live: g.live, columns });
     });
+    files.push({ file: file.path, bytes: file.size, rows: fileRows, live: fileLive, columns: reportAll(fields, fileTotals) });
   }
+  return { table: s.table, snapshot: s.id, rows: live, deleted_rows: rows - live, bytes, columns: reportAll(fields, totals), files, groups };
+}
+
+function reportAll(fields: readonly Field[], totals: Map<number, ColumnStats>): Record<string, ColumnReport> {
   const columns: Record<string, ColumnReport> = {};
   for (const f of fields) {
     const cs = totals.get(f.fieldId);
     columns[f.name] = cs === undefined ? { type: typeName(f.type), nulls: 0, min: null, max: null, sum: null } : report(f, cs);
   }
-  return { table: s.table, snapshot: s.id, rows: live, deleted_rows: rows - live, bytes, columns, groups };
+  return columns;
 }
 
 /** Statistics of a column added after a group was written: every row holds the default. */
