@@ -21,6 +21,11 @@ import { vacuum as vacuumTable, type VacuumOptions } from './storage/vacuum.js';
 import { TableSink, type SinkOptions } from './insert/sink.js';
 import { TableScan, type ScanOptions } from './scan/reader.js';
 import { checkTable, type CheckResult } from './scan/check.js';
+import type { Predicate } from './scan/predicate.js';
+import { topN as topNRows, type TopNOptions, type TopNResult } from './scan/topn.js';
+import { aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from './scan/aggregate.js';
+import { deleteRows, type DeleteResult } from './scan/delete.js';
+import { compactTable, type CompactOptions, type CompactResult } from './scan/compact.js';
 
 export const DEFAULT_DATA = './paxd-data';
 
@@ -74,6 +79,16 @@ export class Database {
   }
 
   async createTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Promise<Table> {
+    const created = await createTableSnapshot(this.store, this.prepareTable(name, columns, options).snapshot);
+    return new Table(this.store, name, created);
+  }
+
+  /**
+   * A table that does not exist yet: its first sink's commit creates it together with the
+   * rows written (one snapshot), so a failed load leaves no table behind (`ingest --create`).
+   * Fails at that commit with 42P07 if the table was created meanwhile.
+   */
+  prepareTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Table {
     if (!TABLE_NAME.test(name)) throw new PaxdError('usage', '42602', `invalid table name "${name}": use letters, digits and _ (up to 63), not starting with a digit`);
     if (columns.length === 0) throw usage(`table "${name}" needs at least one column`);
     const layout = options.layout ?? 'pax';
@@ -100,8 +115,7 @@ export class Database {
       nextFieldId: fields.length + 1,
       files: [],
     };
-    const created = await createTableSnapshot(this.store, snapshot);
-    return new Table(this.store, name, created);
+    return new Table(this.store, name, snapshot, true);
   }
 
   /** Opens a table at its latest committed snapshot. */
@@ -124,6 +138,8 @@ export class Table {
     readonly store: ObjectStore,
     readonly name: string,
     private pinned: SnapshotJson,
+    /** True for a prepared table (Database.prepareTable) whose first commit creates it. */
+    private uncreated = false,
   ) {}
 
   get snapshot(): SnapshotJson {
@@ -152,7 +168,49 @@ export class Table {
 
   /** A sink appending to this table; columns of written batches are in field order. */
   sink(options: SinkOptions = {}): TableSink {
-    return new TableSink(this.store, this.name, this.fields, this.pinned.options, options);
+    return new TableSink(this.store, this.name, this.fields, this.pinned.options, this.uncreated ? { ...options, create: this.pinned } : options);
+  }
+
+  /**
+   * ORDER BY … LIMIT n [OFFSET m] over the pinned snapshot, skipping groups that cannot make
+   * the answer (src/scan/topn.ts). Ties are broken by storage position.
+   *
+   *   const r = await t.topN({ orderBy: [{ column: 'ts', desc: true }], limit: 10 });
+   */
+  topN(options: TopNOptions): Promise<TopNResult> {
+    return topNRows(this.store, this.name, this.pinned, options);
+  }
+
+  /**
+   * count(*), count(col), min, max, sum, avg over the pinned snapshot, answered from
+   * statistics where they can be (src/scan/aggregate.ts).
+   *
+   *   const r = await t.aggregate([{ fn: 'count_star' }, { fn: 'max', column: 'ts' }]);
+   *   r.values  // [1000000n, 1700000000000000n]
+   */
+  aggregate(aggs: readonly AggSpec[], where?: Predicate, options?: AggregateOptions): Promise<AggregateResult> {
+    return aggregateRows(this.store, this.name, this.pinned, aggs, where, options);
+  }
+
+  /**
+   * DELETE FROM table WHERE `where`: one new snapshot with delete vectors (src/scan/delete.ts),
+   * evaluated on the latest snapshot (re-evaluated on a lost commit race). Re-pins the table
+   * to the snapshot committed.
+   */
+  async delete(where: Predicate): Promise<DeleteResult> {
+    const r = await deleteRows(this.store, this.name, where);
+    this.pinned = r.snapshot;
+    return r;
+  }
+
+  /**
+   * Rewrites files with deleted rows (and merges small files) into new files without them
+   * (src/scan/compact.ts). Re-pins the table to the snapshot committed.
+   */
+  async compact(options?: CompactOptions): Promise<CompactResult> {
+    const r = await compactTable(this.store, this.name, options);
+    this.pinned = r.snapshot;
+    return r;
   }
 
   /** Reads every byte of every data file of the pinned snapshot and verifies every checksum. */

@@ -4,11 +4,13 @@
  * line `paxd: ERROR:  CODE: message` to stderr and exits non-zero.
  */
 import { Command, CommanderError } from 'commander';
-import { Database, DEFAULT_DATA } from '../database.js';
-import { PaxdError } from '../types/errors.js';
+import { Database, DEFAULT_DATA, type Table } from '../database.js';
+import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
-import { FORMATS, type Format } from '../insert/formats.js';
+import { FORMATS, formatOf, type Format } from '../insert/formats.js';
+import { inferSchema, formatColumns } from '../insert/infer.js';
+import { openInput } from '../insert/input.js';
 import { tableStats } from '../stats-report.js';
 import { progress, formatBytes, formatCount, printTable } from './output.js';
 
@@ -68,7 +70,8 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     program
       .command('ingest <table> <files...>')
       .description('load files into a table as one commit: all of it or none of it ("-" reads standard input)')
-      .option('--format <format>', 'csv, ndjson, parquet or arrow; from the extension when omitted')
+      .option('--format <format>', 'csv, ndjson, parquet or arrow; from the extension (before .gz/.zst) when omitted')
+      .option('--create', 'create the table: column names and types inferred from a sample of the first input (never NOT NULL), printed before loading; the table and its rows are one commit')
       .option('--header', 'CSV: the first line names the columns (matched by name)')
       .option('--delimiter <char>', 'CSV: field delimiter', ',')
       .option('--quote <char>', 'CSV: quote character', '"')
@@ -82,18 +85,27 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     if (o.onError !== 'abort' && o.onError !== 'skip') throw new PaxdError('usage', '22023', `--on-error must be abort or skip, got "${o.onError}"`);
     const db = await Database.open(o.data);
     try {
-      const t = await db.table(table);
+      const csv = {
+        header: o.header === true,
+        delimiter: o.delimiter,
+        quote: o.quote,
+        ...(o.escape !== undefined ? { escape: o.escape } : {}),
+        ...(o.null !== undefined ? { null: o.null } : {}),
+      };
+      let t: Table;
+      if (o.create) {
+        const first = files[0]!;
+        const format = o.format !== undefined ? parseFormat(o.format) : formatOf(first);
+        if (format === null) throw usage(first === '-' ? 'reading standard input needs --format' : `cannot tell the format of ${first} from its extension: use --format`);
+        const { columns } = await inferSchema(format, await openInput(first), { csv });
+        process.stderr.write(`creating table ${table} (${formatColumns(columns)})\n`);
+        t = db.prepareTable(table, columns);
+      } else t = await db.table(table);
       const p = progress('ingest');
       try {
         const r = await ingestFiles(t, files, {
           ...(o.format !== undefined ? { format: parseFormat(o.format) } : {}),
-          csv: {
-            header: o.header === true,
-            delimiter: o.delimiter,
-            quote: o.quote,
-            ...(o.escape !== undefined ? { escape: o.escape } : {}),
-            ...(o.null !== undefined ? { null: o.null } : {}),
-          },
+          csv,
           onError: o.onError,
           ...(o.rejects !== undefined ? { rejects: o.rejects } : {}),
           ...(o.maxRejects !== undefined ? { maxRejects: o.maxRejects } : {}),

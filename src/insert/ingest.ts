@@ -10,6 +10,9 @@ import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
 import type { CsvOptions } from './csv/index.js';
 import { openInput } from './input.js';
 import { formatOf, openFormat, type Format, type Reject } from './formats.js';
+// Formats register themselves (formats.ts cannot import them: a cycle).
+import './ndjson.js';
+import './parquet-input.js';
 import type { CommitResult } from './sink.js';
 
 export interface IngestOptions {

@@ -30,7 +30,7 @@ export interface Input {
   readonly stream: AsyncIterable<Uint8Array>;
   /** Bytes consumed from the underlying file so far (compressed bytes for .gz/.zst). */
   bytesRead(): number;
-  /** Releases the file without reading `stream` (idempotent; a consumed stream closes itself). */
+  /** Says `stream` will not be read (idempotent). The file is open only while `stream` is read. */
   close(): Promise<void>;
 }
 
@@ -44,55 +44,94 @@ function compressionOf(path: string): Compression {
 
 export async function openInput(path: string): Promise<Input> {
   let counted = 0;
-  let fh: FileHandle | null = null;
   let size: number | null = null;
   const name = path === '-' ? 'stdin' : path;
   if (path !== '-') {
+    // Checked now, opened when read: an Input nobody reads holds no file descriptor.
     try {
-      fh = await open(path, 'r');
-      const st = await fh.stat();
-      if (st.isDirectory()) {
+      const fh = await open(path, 'r');
+      try {
+        const st = await fh.stat();
+        if (st.isDirectory()) throw Object.assign(new Error('Is a directory'), { code: 'EISDIR' });
+        size = st.size;
+      } finally {
         await fh.close();
-        fh = null;
-        throw Object.assign(new Error('Is a directory'), { code: 'EISDIR' });
       }
-      size = st.size;
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : code === 'EISDIR' ? 'Is a directory' : (e as Error).message;
-      throw new PaxdError('io', code === 'ENOENT' ? '58P01' : '58030', `could not open file "${path}" for reading: ${why}`, { file: path, cause: e });
+      throw openError(path, e);
     }
   }
-  let started = false;
+  let closed = false;
   const close = async (): Promise<void> => {
-    const h = fh;
-    fh = null;
-    if (h !== null && !started) await h.close();
+    closed = true;
   };
-  // The read stream is made on first use, so an input read through `path` never opens one.
   // Bytes are counted as they are consumed (a 'data' listener would start the stream flowing).
   async function* counting(): AsyncGenerator<Uint8Array> {
-    let raw: Readable;
-    if (fh === null) {
-      if (path !== '-') throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: input ${name} read after close()`);
-      raw = process.stdin;
-    } else {
-      started = true;
-      raw = fh.createReadStream({ highWaterMark: 1 << 20 }); // autoClose: closes fh at end or destroy
+    if (path === '-') {
+      for await (const chunk of stdinChunks()) {
+        counted += chunk.byteLength;
+        yield chunk;
+      }
+      return;
     }
+    if (closed) throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: input ${name} read after close()`);
+    let fh: FileHandle;
+    try {
+      fh = await open(path, 'r');
+    } catch (e) {
+      throw openError(path, e);
+    }
+    const raw = fh.createReadStream({ highWaterMark: 1 << 20 }); // autoClose: closes fh at end or destroy
     try {
       for await (const chunk of raw) {
         counted += (chunk as Uint8Array).byteLength;
         yield chunk as Uint8Array;
       }
     } finally {
-      if (raw !== process.stdin) raw.destroy();
+      raw.destroy();
     }
   }
   const compression = compressionOf(path);
   let stream: AsyncIterable<Uint8Array> = counting();
   if (compression !== null) stream = decompress(stream, compression, name);
   return { name, size, path: compression === null && path !== '-' ? path : null, stream, bytesRead: () => counted, close };
+}
+
+/** PostgreSQL COPY's wording: `could not open file "x" for reading: No such file or directory`. */
+function openError(path: string, e: unknown): PaxdError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : code === 'EISDIR' ? 'Is a directory' : (e as Error).message;
+  return new PaxdError('io', code === 'ENOENT' ? '58P01' : '58030', `could not open file "${path}" for reading: ${why}`, { file: path, cause: e });
+}
+
+// ---- standard input, shared by every Input of '-' ----
+
+/**
+ * One iterator over process.stdin for the whole process, and chunks given back to it: a
+ * reader that stops early (schema inference reads a sample) ends only its own generator, never
+ * stdin itself (breaking out of a Readable's iterator would destroy it), and `unreadStdin`
+ * puts the sample back in front of what follows, so the load reads every byte.
+ */
+let stdinIterator: AsyncIterator<Uint8Array> | null = null;
+const stdinPending: Uint8Array[] = [];
+
+/** Gives chunks read from standard input back: the next Input of '-' yields them first. */
+export function unreadStdin(chunks: readonly Uint8Array[]): void {
+  stdinPending.unshift(...chunks);
+}
+
+async function* stdinChunks(): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const pending = stdinPending.shift();
+    if (pending !== undefined) {
+      yield pending;
+      continue;
+    }
+    stdinIterator ??= (process.stdin as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    const r = await stdinIterator.next();
+    if (r.done === true) return;
+    yield r.value;
+  }
 }
 
 /** The decompressed bytes of `src`; a corrupt or truncated stream fails with 22P04. */

@@ -345,7 +345,7 @@ class NdjsonRead {
       if (i >= le || s.charCodeAt(i) !== QUOTE) return SCAN_SYNTAX;
       const ke = scanString(s, i + 1, le);
       if (ke < 0) return SCAN_SYNTAX;
-      const c = this.column(s, i + 1, ke, hasEscape(s, i + 1, ke), key);
+      const c = this.column(s, i + 1, ke, scannedEscape, key);
       i = ws(s, ke + 1, le);
       if (i >= le || s.charCodeAt(i) !== COLON) return SCAN_SYNTAX;
       i = ws(s, i + 1, le);
@@ -359,7 +359,7 @@ class NdjsonRead {
         b = scanString(s, i + 1, le);
         if (b < 0) return SCAN_SYNTAX;
         a = vs + 1;
-        k = hasEscape(s, a, b) ? Slot.StrEsc : Slot.Str;
+        k = scannedEscape ? Slot.StrEsc : Slot.Str;
         i = b + 1;
       } else if (ch === MINUS || (ch >= 48 && ch <= 57)) {
         b = scanNumber(s, i, le);
@@ -463,13 +463,18 @@ function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
-/** From just after an opening quote: the index of the closing quote, or -1. */
+/** Whether the last string scanString scanned had a backslash escape. */
+let scannedEscape = false;
+
+/** From just after an opening quote: the index of the closing quote, or -1 (sets scannedEscape). */
 function scanString(s: string, i: number, le: number): number {
+  scannedEscape = false;
   while (i < le) {
     const c = s.charCodeAt(i);
     if (c === QUOTE) return i;
     if (c < 0x20) return -1;
     if (c === BACKSLASH) {
+      scannedEscape = true;
       const e = s.charCodeAt(i + 1);
       if (e === 117 /* u */) {
         if (i + 5 >= le || !isHex(s.charCodeAt(i + 2)) || !isHex(s.charCodeAt(i + 3)) || !isHex(s.charCodeAt(i + 4)) || !isHex(s.charCodeAt(i + 5))) return -1;
@@ -483,11 +488,6 @@ function scanString(s: string, i: number, le: number): number {
     i++;
   }
   return -1;
-}
-
-function hasEscape(s: string, a: number, b: number): boolean {
-  const j = s.indexOf('\\', a);
-  return j >= 0 && j < b;
 }
 
 /** A JSON number from i: the index just past it, or -1. */
@@ -593,4 +593,79 @@ function notNullViolation(column: string, table: string): PaxdError {
 /** Modeled on PostgreSQL's `column "x" is of type integer but expression is of type jsonb` (42804). */
 function nestedMismatch(f: Field, what: 'object' | 'array'): PaxdError {
   return new PaxdError('invalid_input', SQLSTATE.datatype_mismatch, `column "${f.name}" is of type ${pgDisplayName(f.type)} but the JSON value is an ${what} (only jsonb columns take objects and arrays)`);
+}
+
+// ---- for schema inference (../insert/infer.ts): the top-level entries of one line ----
+
+export type JsonKind = 'null' | 'string' | 'number' | 'bool' | 'nested';
+
+export interface JsonEntry {
+  readonly key: string;
+  readonly kind: JsonKind;
+  /** A string's decoded value, a number's source text, 'true'/'false', or a nested value's source. */
+  readonly text: string;
+}
+
+/**
+ * The keys and values of a line holding one JSON object, in order; null when the line is not
+ * a JSON object (blank lines give []). Slow path: sampling only.
+ */
+export function jsonLineEntries(line: string): JsonEntry[] | null {
+  let le = line.length;
+  if (le > 0 && line.charCodeAt(le - 1) === CR) le--;
+  let i = ws(line, 0, le);
+  if (i === le) return [];
+  if (line.charCodeAt(i) !== LBRACE) return null;
+  const out: JsonEntry[] = [];
+  i = ws(line, i + 1, le);
+  if (i < le && line.charCodeAt(i) === RBRACE) return ws(line, i + 1, le) === le ? out : null;
+  for (;;) {
+    if (i >= le || line.charCodeAt(i) !== QUOTE) return null;
+    const ke = scanString(line, i + 1, le);
+    if (ke < 0) return null;
+    const key = JSON.parse(line.slice(i, ke + 1)) as string;
+    i = ws(line, ke + 1, le);
+    if (i >= le || line.charCodeAt(i) !== COLON) return null;
+    i = ws(line, i + 1, le);
+    const ch = line.charCodeAt(i);
+    let kind: JsonKind;
+    let text: string;
+    if (ch === QUOTE) {
+      const b = scanString(line, i + 1, le);
+      if (b < 0) return null;
+      kind = 'string';
+      text = JSON.parse(line.slice(i, b + 1)) as string;
+      i = b + 1;
+    } else if (ch === MINUS || (ch >= 48 && ch <= 57)) {
+      const b = scanNumber(line, i, le);
+      if (b < 0) return null;
+      kind = 'number';
+      text = line.slice(i, b);
+      i = b;
+    } else if (line.startsWith('true', i) || line.startsWith('false', i)) {
+      kind = 'bool';
+      text = line.startsWith('true', i) ? 'true' : 'false';
+      i += text.length;
+    } else if (line.startsWith('null', i)) {
+      kind = 'null';
+      text = 'null';
+      i += 4;
+    } else if (ch === LBRACE || ch === LBRACKET) {
+      const b = scanNested(line, i, le);
+      if (b < 0) return null;
+      kind = 'nested';
+      text = line.slice(i, b);
+      i = b;
+    } else return null;
+    out.push({ key, kind, text });
+    i = ws(line, i, le);
+    if (i >= le) return null;
+    const sep = line.charCodeAt(i);
+    if (sep === COMMA) {
+      i = ws(line, i + 1, le);
+      continue;
+    }
+    if (sep !== RBRACE) return null;
+    return ws(line, i + 1, le) === le ? out : null;
+  }
 }

@@ -6,7 +6,7 @@
  * and read ONE ROW GROUP AT A TIME (parquet-wasm → Arrow IPC → apache-arrow RecordBatches →
  * columnFromArrow), which bounds memory by the largest row group. Standard input and
  * compressed files (`.parquet.gz`) have no random access: they are buffered whole in memory
- * first (documented limit).
+ * first (documented limit). The decoding runs in a worker thread (see ParquetSource).
  *
  * Columns are matched by name (exactly, then case-insensitively); table columns the file lacks
  * get their default (else NULL); file columns the table lacks are an error (42703). Types
@@ -30,9 +30,9 @@
  * table; in skip mode the row goes to onReject (without raw bytes) and the others load.
  * A truncated or corrupt file fails with 22P04 naming the file, never a crash or a hang.
  */
-import { openAsBlob } from 'node:fs';
-import { ParquetFile } from 'parquet-wasm';
-import { type Data, type DataType, type RecordBatch, type Schema, type Timestamp, TimeUnit, Type, tableFromIPC, makeData, Int64 } from 'apache-arrow';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { type Data, type DataType, type RecordBatch, type Schema, Timestamp, TimeUnit, Type, tableFromIPC, makeData } from 'apache-arrow';
 import type { Batch, Column, Value } from '../types/column.js';
 import { ColumnBuilder } from '../types/builder.js';
 import { columnFromArrow } from '../types/arrow.js';
@@ -46,6 +46,8 @@ import type { Input } from './input.js';
 /** Rows per record batch asked of parquet-wasm within a row group. */
 const BATCH_ROWS = 65536;
 
+const require = createRequire(import.meta.url);
+
 export interface ParquetReader extends FormatReader {
   readonly rowsLoaded: number;
 }
@@ -58,28 +60,14 @@ export function readParquetInput(input: Input, fields: readonly Field[], opts: P
   const skip = opts.onError === 'skip';
   const file = input.name;
   async function* run(): AsyncGenerator<Batch> {
-    const pf = await openParquet(input);
+    const src = await ParquetSource.open(input);
     try {
-      const schema = await parquetSchemaOf(pf, file);
-      const mapping = mapColumns(schema, fields, file, opts.table);
-      let groups: number;
-      try {
-        groups = pf.metadata().numRowGroups();
-      } catch (e) {
-        throw badParquet(file, e);
-      }
-      for (let g = 0; g < groups; g++) {
-        let batches: RecordBatch[];
-        try {
-          const t = await pf.read({ rowGroups: [g], batchSize: BATCH_ROWS });
-          batches = tableFromIPC(t.intoIPCStream()).batches;
-        } catch (e) {
-          throw badParquet(file, e);
-        }
-        for (const rb of batches) {
+      const mapping = mapColumns(src.schema, fields, file, opts.table);
+      for (let g = 0; g < src.rowGroups; g++) {
+        for (const rb of await src.readRowGroup(g)) {
           const first = rowsRead;
           rowsRead += rb.numRows;
-          const out = toBatch(rb, fields, mapping, file, first, skip, (row, column, e) => {
+          const out = toBatch(rb, fields, mapping, file, opts.table, first, skip, (row, column, e) => {
             rowsRejected++;
             opts.onReject({ file, line: row, column, code: e.code, message: e.message });
           });
@@ -87,7 +75,7 @@ export function readParquetInput(input: Input, fields: readonly Field[], opts: P
         }
       }
     } finally {
-      pf.free();
+      await src.close();
     }
   }
   const gen = run();
@@ -105,31 +93,130 @@ export function readParquetInput(input: Input, fields: readonly Field[], opts: P
   };
 }
 
-/** Opens the input as a ParquetFile: a regular file by path (on demand), else buffered whole. */
-export async function openParquet(input: Input): Promise<ParquetFile> {
-  let blob: Blob;
-  if (input.path !== null) {
-    await input.close();
-    blob = await openAsBlob(input.path);
-  } else {
-    const chunks: Uint8Array[] = [];
-    for await (const c of input.stream) chunks.push(c);
-    blob = new Blob(chunks);
-  }
+// ---- the decoder, in a worker thread ----
+
+/**
+ * parquet-wasm runs in a worker thread of its own: some corrupt files make the Rust decoder
+ * panic ("RuntimeError: unreachable") inside an async task, where no caller can catch it — in
+ * the main thread that would crash paxd or leave the read hanging. In a worker the panic ends
+ * the worker, which becomes a 22P04 naming the file. The worker is plain CommonJS (no build
+ * step) and sends each row group back as an Arrow IPC stream, its buffer transferred, not
+ * copied.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { openAsBlob } = require('node:fs');
+const pw = require(workerData.parquetWasm);
+let pf = null;
+function send(msg, bytes) {
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  parentPort.postMessage(msg, own ? [bytes.buffer] : []);
+}
+parentPort.on('message', async (m) => {
   try {
-    return await ParquetFile.fromFile(blob);
+    if (m.op === 'open') {
+      const blob = m.path !== null ? await openAsBlob(m.path) : new Blob([m.bytes]);
+      pf = await pw.ParquetFile.fromFile(blob);
+      const ipc = pf.schema().intoIPCStream();
+      send({ ok: true, rowGroups: pf.metadata().numRowGroups(), ipc }, ipc);
+    } else {
+      const t = await pf.read({ rowGroups: [m.group], batchSize: m.batchSize });
+      const ipc = t.intoIPCStream();
+      send({ ok: true, ipc }, ipc);
+    }
   } catch (e) {
-    throw badParquet(input.name, e);
+    parentPort.postMessage({ ok: false, message: e instanceof Error ? e.message : String(e) });
   }
+});
+`;
+
+interface WorkerReply {
+  ok: boolean;
+  message?: string;
+  rowGroups?: number;
+  ipc?: Uint8Array;
 }
 
-/** The Arrow schema of a Parquet file (no row read). */
-export async function parquetSchemaOf(pf: ParquetFile, file: string): Promise<Schema> {
-  try {
-    // The schema travels as an empty Arrow IPC stream.
-    return tableFromIPC(pf.schema().intoIPCStream()).schema;
-  } catch (e) {
-    throw badParquet(file, e);
+/** An open Parquet file: its Arrow schema, its row groups read one at a time. */
+export class ParquetSource {
+  private pending: { resolve: (r: WorkerReply) => void; reject: (e: unknown) => void } | null = null;
+  private failure: PaxdError | null = null;
+  schema!: Schema;
+  rowGroups = 0;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly file: string,
+  ) {
+    worker.on('message', (r: WorkerReply) => {
+      const p = this.pending;
+      this.pending = null;
+      if (r.ok) p?.resolve(r);
+      else p?.reject(badParquet(file, new Error(r.message)));
+    });
+    const fail = (e: unknown) => {
+      this.failure ??= badParquet(file, e instanceof Error ? new Error(`the Parquet decoder failed: ${e.message}`) : e);
+      const p = this.pending;
+      this.pending = null;
+      p?.reject(this.failure);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
+  }
+
+  /** Opens a regular file by path (read on demand); anything else is buffered whole first. */
+  static async open(input: Input): Promise<ParquetSource> {
+    let bytes: Uint8Array | null = null;
+    if (input.path !== null) await input.close();
+    else {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for await (const c of input.stream) {
+        chunks.push(c);
+        total += c.byteLength;
+      }
+      // A buffer of its own (never a pooled Buffer's), as it is transferred to the worker.
+      bytes = new Uint8Array(total);
+      let o = 0;
+      for (const c of chunks) {
+        bytes.set(c, o);
+        o += c.byteLength;
+      }
+    }
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { parquetWasm: require.resolve('parquet-wasm') } });
+    worker.unref();
+    const src = new ParquetSource(worker, input.name);
+    try {
+      const r = await src.call({ op: 'open', path: input.path, bytes }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
+      src.schema = tableFromIPC(r.ipc!).schema;
+      src.rowGroups = r.rowGroups!;
+    } catch (e) {
+      await src.close();
+      throw badParquet(input.name, e);
+    }
+    return src;
+  }
+
+  /** The record batches of row group g. */
+  async readRowGroup(g: number): Promise<RecordBatch[]> {
+    const r = await this.call({ op: 'read', group: g, batchSize: BATCH_ROWS });
+    try {
+      return tableFromIPC(r.ipc!).batches;
+    } catch (e) {
+      throw badParquet(this.file, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private call(msg: object, transfer: ArrayBuffer[] = []): Promise<WorkerReply> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.worker.postMessage(msg, transfer);
+    });
   }
 }
 
@@ -204,13 +291,13 @@ type OnBadRow = (row: number, column: number, e: PaxdError) => void;
  * rows before it. On a bad value: abort mode throws it located at its row and column; skip
  * mode finds every bad row (row by row, the slow path), reports each and loads the rest.
  */
-function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], file: string, first: number, skip: boolean, onBad: OnBadRow): Batch {
+function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], file: string, table: string, first: number, skip: boolean, onBad: OnBadRow): Batch {
   const n = rb.numRows;
   const datas: (Data | null)[] = fields.map((_, c) => (mapping[c]! < 0 ? null : rb.getChildAt(mapping[c]!)!.data[0]!));
   try {
     const columns = fields.map((f, c) => {
       const col = convertColumn(f, datas[c]!, n);
-      if (f.notNull && col.nullCount > 0) throw notNullViolation(f.name, '');
+      if (f.notNull && col.nullCount > 0) throw notNullViolation(f.name, table);
       return col;
     });
     return { length: n, columns, selection: null };
@@ -227,13 +314,12 @@ function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly nu
       let err: PaxdError | null = null;
       try {
         const col = convertColumn(f, d === null ? null : d.slice(r, 1), 1);
-        if (f.notNull && col.nullCount > 0) err = notNullViolation(f.name, '');
+        if (f.notNull && col.nullCount > 0) err = notNullViolation(f.name, table);
       } catch (e) {
         if (!(e instanceof PaxdError) || e.kind === 'internal') throw e;
         err = e;
       }
       if (err !== null) {
-        if (err.code === SQLSTATE.not_null_violation) err = notNullViolation(f.name, tableOf(fields));
         const row = first + r + 1;
         if (!skip) throw err.at({ file, line: row, column: c + 1, columnName: f.name, row });
         onBad(row, c + 1, err);
@@ -263,11 +349,6 @@ function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly nu
   return { length: good, columns, selection: null };
 }
 
-let tableName = 't';
-function tableOf(_fields: readonly Field[]): string {
-  return tableName;
-}
-
 /** One column: the file's data converted to the table column's type, or its default. */
 function convertColumn(f: Field, d: Data | null, n: number): Column {
   if (d === null) {
@@ -276,7 +357,7 @@ function convertColumn(f: Field, d: Data | null, n: number): Column {
     for (let r = 0; r < n; r++) b.append(v);
     return b.finish();
   }
-  if (d.type.typeId === Type.Timestamp && (f.type.id === 'timestamp' || f.type.id === 'timestamptz')) return columnFromArrow(f.type, timestampsAsMicros(d));
+  if (d.type.typeId === Type.Timestamp && (f.type.id === 'timestamp' || f.type.id === 'timestamptz')) return columnFromArrow(f.type, timestampsAsMicros(d, f.type.id === 'timestamptz'));
   if (d.type.typeId === Type.Null) {
     const b = new ColumnBuilder(f.type, n);
     for (let r = 0; r < n; r++) b.appendNull();
@@ -286,13 +367,16 @@ function convertColumn(f: Field, d: Data | null, n: number): Column {
 }
 
 const UNIT_SCALE: Record<number, bigint> = { [TimeUnit.SECOND]: 1000000n, [TimeUnit.MILLISECOND]: 1000n, [TimeUnit.MICROSECOND]: 1n };
+const I64_MAX = 2n ** 63n - 1n;
 
 /**
- * Timestamps of any unit, with or without a time zone, as timestamp[us] data of the column's
- * flavour (the instant is kept: Parquet stores UTC when a zone is set, wall time otherwise).
- * Nanoseconds round to microseconds half to even, as PostgreSQL's rint() rounds fractional seconds.
+ * Timestamps of any unit, with or without a time zone, as timestamp[us] data of the target
+ * column's flavour. The stored number is kept: Parquet stores UTC instants when a zone is set
+ * (read as UTC wall time into a timestamp column, UTC being paxd's session time zone) and wall
+ * time otherwise. Nanoseconds round to microseconds half to even, as PostgreSQL's rint()
+ * rounds fractional seconds.
  */
-function timestampsAsMicros(d: Data): Data {
+function timestampsAsMicros(d: Data, withTz: boolean): Data {
   const t = d.type as Timestamp;
   const src = d.values as BigInt64Array;
   const out = new BigInt64Array(d.length);
@@ -310,12 +394,27 @@ function timestampsAsMicros(d: Data): Data {
     }
   } else {
     const k = UNIT_SCALE[t.unit]!;
-    for (let i = 0; i < d.length; i++) out[i] = src[i]! * k;
+    const limit = I64_MAX / k;
+    for (let i = 0; i < d.length; i++) {
+      const v = src[i]!;
+      if ((v > limit || v < -limit) && isValidAt(d, i))
+        throw new PaxdError('invalid_input', SQLSTATE.datetime_field_overflow, `timestamp out of range: ${String(v)} ${TimeUnit[t.unit]!.toLowerCase()}s since 1970-01-01`);
+      out[i] = v * k;
+    }
   }
-  // Microseconds, flagged with a zone so columnFromArrow's checks see one consistent type.
-  const type = new (Object.getPrototypeOf(t).constructor as new (u: TimeUnit, tz?: string | null) => Timestamp)(TimeUnit.MICROSECOND, t.timezone);
-  return (makeData as unknown as (p: Record<string, unknown>) => Data)({ type, length: d.length, nullCount: d.nullCount, nullBitmap: d.nullBitmap, offset: 0, data: out });
-  void Int64;
+  let bitmap: Uint8Array | undefined;
+  if (d.nullCount > 0 && d.nullBitmap !== undefined && d.nullBitmap.length > 0) {
+    bitmap = new Uint8Array((d.length + 7) >>> 3);
+    for (let i = 0; i < d.length; i++) if (isValidAt(d, i)) bitmap[i >>> 3]! |= 1 << (i & 7);
+  }
+  const type = new Timestamp(TimeUnit.MICROSECOND, withTz ? 'UTC' : null);
+  return (makeData as unknown as (p: Record<string, unknown>) => Data)({ type, length: d.length, nullCount: bitmap === undefined ? 0 : d.nullCount, nullBitmap: bitmap, offset: 0, data: out });
+}
+
+function isValidAt(d: Data, i: number): boolean {
+  if (d.nullCount === 0 || d.nullBitmap === undefined || d.nullBitmap.length === 0) return true;
+  const j = d.offset + i;
+  return (d.nullBitmap[j >>> 3]! & (1 << (j & 7))) !== 0;
 }
 
 function notNullViolation(column: string, table: string): PaxdError {

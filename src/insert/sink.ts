@@ -19,7 +19,7 @@ import type { Field } from '../types/type.js';
 import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
-import { commit as commitSnapshot } from '../storage/catalog.js';
+import { commit as commitSnapshot, createTable } from '../storage/catalog.js';
 import { PaxFileWriter } from '../pax/writer.js';
 
 export interface SinkOptions {
@@ -27,6 +27,8 @@ export interface SinkOptions {
   fileBytes?: number;
   /** Extra fields merged into the snapshot's `summary`. */
   summary?: Record<string, string | number>;
+  /** Commit by creating the table with this first snapshot (plus the rows written) instead of appending. */
+  create?: SnapshotJson;
   /** Called after each row group is written (progress). */
   onGroup?: (rows: number, bytes: number) => void;
 }
@@ -185,12 +187,16 @@ export class TableSink {
     {
       const files = this.done.slice();
       const summary = this.sinkOptions.summary;
-      const snapshot = await commitSnapshot(this.store, this.table, (base) => ({
-        ...base,
-        operation: 'append',
-        files: files.length === 0 ? base.files : [...base.files, ...files],
-        ...(summary !== undefined ? { summary } : {}),
-      }));
+      const create = this.sinkOptions.create;
+      const snapshot =
+        create !== undefined
+          ? await createTable(this.store, { ...create, files, ...(summary !== undefined ? { summary } : {}) })
+          : await commitSnapshot(this.store, this.table, (base) => ({
+              ...base,
+              operation: 'append',
+              files: files.length === 0 ? base.files : [...base.files, ...files],
+              ...(summary !== undefined ? { summary } : {}),
+            }));
       this.state = 'committed';
       return { snapshot, rows: this.rows, files: files.length, groups: this.groups, bytes: this.bytes };
     }
