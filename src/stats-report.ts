@@ -72,7 +72,7 @@ export function tableStats(t: { snapshot: SnapshotJson }): StatsReport {
       const columns: Record<string, ColumnReport> = {};
       for (const f of fields) {
         const j = g.columns[String(f.fieldId)];
-        const cs = j === undefined ? synthetic(f, g.rows) : statsFromJson(f.type, j);
+        const cs = j === undefined ? synthetic(f, g.live) : statsFromJson(f.type, j);
         columns[f.name] = report(f, cs);
         for (const m of [totals, fileTotals]) {
           const prev = m.get(f.fieldId);

@@ -1,0 +1,17 @@
+/**
+ * The public surface of src/scan: batch readers (the source contract), predicates, running
+ * bounds, top-N, aggregates from statistics, deletes and compaction.
+ */
+export { TableScan, DEFAULT_BATCH_ROWS, emptyStats } from './reader.js';
+export type { BatchReader, BatchPosition, ScanOptions, ScanOrder, ScanStats } from './reader.js';
+export { P, bindPredicate, describePredicate } from './predicate.js';
+export type { Predicate, BoundPredicate, CmpOp } from './predicate.js';
+export { classify, type Pruning } from './prune.js';
+export type { BoundOp, BoundOptions } from './bounds.js';
+export { topN } from './topn.js';
+export type { OrderKey, TopNOptions, TopNResult } from './topn.js';
+export { aggregate } from './aggregate.js';
+export type { AggFn, AggSpec, AggregateOptions, AggregateResult } from './aggregate.js';
+export { deleteRows, type DeleteResult } from './delete.js';
+export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
+export { checkTable, type CheckResult, type CheckProblem } from './check.js';
