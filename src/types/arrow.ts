@@ -185,8 +185,13 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       }
       break;
     case 'bpchar':
+      if (t.typeId === Type.Utf8) {
+        const c = bpcharFromUtf8(type, data);
+        if (c !== null) return c;
+      }
+      break;
     case 'jsonb':
-      break; // always normalized: padded / re-serialized
+      break; // always normalized: re-serialized
     default: {
       const never: never = type.id;
       throw new Error(`columnFromArrow: unknown type ${String(never)}`);
@@ -235,6 +240,70 @@ function decimalsFit(bytes: Uint8Array, data: Data, precision: number): boolean 
 }
 
 /** No NUL bytes and, for varchar(n), no value longer than n bytes (so surely <= n characters). */
+/**
+ * bpchar(n) from utf8 at byte level: values of exactly n characters are shared as they are;
+ * shorter ones are padded with spaces, longer ones lose trailing spaces (PostgreSQL's bpchar
+ * input). Returns null — leaving the value-by-value path to raise PostgreSQL's error — when
+ * a value holds NUL or has non-space characters past n.
+ */
+function bpcharFromUtf8(type: PgType, data: Data): Column | null {
+  const n = data.length;
+  const offsets = data.valueOffsets as Int32Array;
+  const bytes = data.values as Uint8Array;
+  if (bytes.subarray(offsets[0]!, offsets[n]!).indexOf(0) >= 0) return null;
+  const len = type.length;
+  if (len === undefined) return wrap(type, data, bytes, offsets, bytes);
+  const valid = (i: number) => data.nullCount === 0 || data.getValid(i);
+  // Pass 1: the bytes each value will take; zero copy when every value is already n characters.
+  const keep = new Int32Array(n); // bytes of the input kept (past n characters only spaces follow)
+  let pad = 0;
+  let exact = true;
+  for (let i = 0; i < n; i++) {
+    if (!valid(i)) {
+      exact = exact && offsets[i + 1] === offsets[i];
+      continue;
+    }
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    let chars = 0;
+    let p = from;
+    while (p < to && chars < len) {
+      p++;
+      while (p < to && (bytes[p]! & 0xc0) === 0x80) p++;
+      chars++;
+    }
+    for (let q = p; q < to; q++) if (bytes[q] !== 0x20) return null;
+    keep[i] = p - from;
+    if (chars < len) pad += len - chars;
+    if (chars < len || p < to) exact = false;
+  }
+  if (exact) return wrap(type, data, bytes, offsets, bytes);
+  let total = pad;
+  for (let i = 0; i < n; i++) total += keep[i]!;
+  const out = new Uint8Array(total);
+  const outOffsets = new Int32Array(n + 1);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid(i)) {
+      const from = offsets[i]!;
+      const k = keep[i]!;
+      let chars = 0;
+      for (let q = 0; q < k; q++) {
+        const b = bytes[from + q]!;
+        out[at++] = b;
+        if ((b & 0xc0) !== 0x80) chars++;
+      }
+      while (chars < len) {
+        out[at++] = 0x20;
+        chars++;
+      }
+    }
+    outOffsets[i + 1] = at;
+  }
+  const validity = validityOf(data);
+  return { type, length: n, nullCount: validity === null ? 0 : data.nullCount, validity, values: out, offsets: outOffsets, data: out };
+}
+
 function stringsFit(offsets: Int32Array, bytes: Uint8Array, length: number, maxChars: number | undefined): boolean {
   const from = offsets[0]!;
   const to = offsets[length]!;

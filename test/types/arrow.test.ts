@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { arrowType, columnFromArrow, columnToArrow } from '../../src/types/arrow.js';
 import { getValue } from '../../src/types/builder.js';
 import { PaxdError } from '../../src/types/errors.js';
+import { parseText } from '../../src/types/text-io.js';
 import { type PgType, TYPE_IDS } from '../../src/types/type.js';
 import { Rng, randomColumn, randomType, testSeed } from '../support/random.js';
 
@@ -67,6 +68,52 @@ test('dictionary, LargeUtf8, other int widths and timestamp units convert', () =
     assert.unreachable('no error');
   } catch (e) {
     assert.is((e as PaxdError).code, '22001');
+  }
+});
+
+test('bpchar(n) from utf8 at byte level equals PostgreSQL bpchar input, value by value', () => {
+  const rng = new Rng(testSeed() + 9);
+  const pieces = ['a', 'é', '😀', ' ', 'z', '中'];
+  for (const n of [1, 3, 10]) {
+    const type: PgType = { id: 'bpchar', length: n };
+    const values: (string | null)[] = [];
+    for (let i = 0; i < 2000; i++) {
+      if (rng.chance(0.1)) {
+        values.push(null);
+        continue;
+      }
+      let v = '';
+      const parts = rng.int(0, n);
+      for (let k = 0; k < parts; k++) v += rng.pick(pieces);
+      if (rng.chance(0.3)) v += ' '.repeat(rng.int(1, 4)); // trailing spaces past n are dropped
+      values.push(v);
+    }
+    const data = vectorFromArray(values, new Utf8()).data[0]!;
+    let expected: (string | null)[] | PaxdError;
+    try {
+      expected = values.map((v) => (v === null ? null : (parseText(type, v) as string)));
+    } catch (e) {
+      expected = e as PaxdError;
+    }
+    try {
+      const c = columnFromArrow(type, data);
+      assert.ok(Array.isArray(expected), `bpchar(${n}): expected ${(expected as PaxdError).code}`);
+      for (let i = 0; i < values.length; i++) assert.is(getValue(c, i), (expected as (string | null)[])[i], `bpchar(${n}) row ${i}: ${JSON.stringify(values[i])}`);
+    } catch (e) {
+      if (Array.isArray(expected)) throw e;
+      assert.is((e as PaxdError).code, expected.code);
+    }
+    assert.ok(Array.isArray(expected), 'the random values all fit');
+    // a value longer than n (not only spaces past n) is PostgreSQL's 22001
+    try {
+      columnFromArrow(type, vectorFromArray(['x'.repeat(n) + 'y'], new Utf8()).data[0]!);
+      assert.unreachable('expected 22001');
+    } catch (e) {
+      assert.is((e as PaxdError).code, '22001');
+    }
+    // values already n characters long are shared, not copied
+    const exact = vectorFromArray(['ab'.padEnd(n, ' ').slice(0, n), null, 'é'.repeat(n)], new Utf8()).data[0]!;
+    assert.is(columnFromArrow(type, exact).data!.buffer, (exact.values as Uint8Array).buffer);
   }
 });
 
