@@ -48,6 +48,9 @@ export class TableSink {
   private pendingRows = 0;
   private pendingBytes = 0;
   private writer: PaxFileWriter | null = null;
+  private inflight: Promise<void> | null = null;
+  /** Rows handed to the writer so far (counted before their group is written). */
+  private flushedRows = 0;
   private writerPath = '';
   private readonly done: DataFileJson[] = [];
   private rows = 0;
@@ -67,7 +70,7 @@ export class TableSink {
 
   /** Rows accepted so far. */
   get rowCount(): number {
-    return this.rows + this.pendingRows;
+    return this.flushedRows + this.pendingRows;
   }
 
   async write(batch: Batch): Promise<void> {
@@ -137,9 +140,19 @@ export class TableSink {
     );
   }
 
+  /**
+   * Hands the buffered rows to the file writer as one row group. The group is encoded in the
+   * background (encoder threads) while the caller goes on writing batches; at most one group is
+   * in flight, so a sink holds at most two groups' worth of rows. A failure of the group in
+   * flight surfaces at the next write, flush or commit.
+   */
   private async flushGroup(): Promise<void> {
     if (this.pendingRows === 0) return;
+    await this.settle();
     const rows = this.pendingRows;
+    this.flushedRows += rows;
+    const pending = this.pending;
+    this.pending = this.fields.map(() => []);
     this.pendingRows = 0;
     this.pendingBytes = 0;
     if (this.writer === null) {
@@ -149,16 +162,37 @@ export class TableSink {
         zoneRows: this.options.zoneRows,
       });
     }
-    // One column at a time: copy its ranges into one column, drop the ranges, encode.
-    await this.writer.writeGroupFrom(rows, (c) => {
-      const col = concatRanges(this.fields[c]!.type, this.pending[c]!);
-      this.pending[c] = [];
-      return col;
-    });
-    this.rows += rows;
-    this.groups++;
-    this.sinkOptions.onGroup?.(rows, this.writer.bytesWritten);
-    if (this.writer.bytesWritten >= (this.sinkOptions.fileBytes ?? DEFAULT_FILE_BYTES)) await this.finishFile();
+    const writer = this.writer;
+    const task = (async () => {
+      // One column at a time: copy its ranges into one column (owned by the writer, which may
+      // hand it to an encoder thread), drop the ranges.
+      await writer.writeGroupFrom(
+        rows,
+        (c) => {
+          const col = concatRanges(this.fields[c]!.type, pending[c]!);
+          pending[c] = [];
+          return col;
+        },
+        { owned: true },
+      );
+      this.rows += rows;
+      this.groups++;
+      this.sinkOptions.onGroup?.(rows, writer.bytesWritten);
+      if (writer.bytesWritten >= (this.sinkOptions.fileBytes ?? DEFAULT_FILE_BYTES)) await this.finishFile();
+    })();
+    task.catch(() => undefined); // surfaced by settle()
+    this.inflight = task;
+  }
+
+  /** Waits for the group in flight; rethrows its failure. */
+  private async settle(): Promise<void> {
+    const t = this.inflight;
+    if (t === null) return;
+    try {
+      await t;
+    } finally {
+      if (this.inflight === t) this.inflight = null;
+    }
   }
 
   private async finishFile(): Promise<void> {
@@ -175,6 +209,7 @@ export class TableSink {
     assert(this.state === 'open', `commit() on a ${this.state} sink`);
     try {
       await this.flushGroup();
+      await this.settle();
       await this.finishFile();
     } catch (e) {
       await this.abort();
@@ -206,6 +241,8 @@ export class TableSink {
   async abort(): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'aborted';
+    await this.inflight?.catch(() => undefined);
+    this.inflight = null;
     for (const p of this.pending) p.length = 0;
     this.pendingRows = 0;
     const w = this.writer;

@@ -20,10 +20,12 @@ import { assert, usage } from '../types/errors.js';
 import { type Field, typeName } from '../types/type.js';
 import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
 import type { ObjectStore, ObjectWriter } from '../storage/store.js';
-import { type ColumnStats, computeStats, mergeStats, statsToJson } from '../stats/index.js';
+import { statsToJson } from '../stats/index.js';
+import { columnBytes } from '../types/column.js';
+import { encodeChunk, type EncodedChunk } from './chunk-encode.js';
+import { encodePool } from './encode-pool.js';
 import { CODECS, type CodecName } from './codec.js';
 import { type ChunkJson, type FooterGroupJson, type FooterJson, type ZoneJson, TRAILER_SIZE, writeTrailer } from './footer.js';
-import { encodeZone } from './zone-encode.js';
 
 export interface PaxWriterOptions {
   codec: 'lz4' | 'zstd' | 'none';
@@ -33,6 +35,8 @@ export interface PaxWriterOptions {
 export const DEFAULT_ZONE_ROWS = 16384;
 /** Largest zone: bounded so that a zone's u16 dictionary indices and sizes stay small. */
 export const MAX_ZONE_ROWS = 1 << 20;
+/** Columns smaller than this are encoded on the calling thread: a thread round trip costs more. */
+export const POOL_MIN_BYTES = 64 * 1024;
 
 export class PaxFileWriter {
   private readonly out: ObjectWriter;
@@ -78,22 +82,37 @@ export class PaxFileWriter {
    * caller can build one column at a time and drop what it buffered for it: the group then
    * never needs to exist twice in memory (sinks bound their memory this way).
    */
-  async writeGroupFrom(rows: number, column: (c: number) => Column): Promise<GroupJson> {
+  async writeGroupFrom(rows: number, column: (c: number) => Column, opts: { owned?: boolean } = {}): Promise<GroupJson> {
     assert(!this.done, 'writeGroup after finish/abort');
     assert(!this.busy, 'writeGroup while another writeGroup is running');
     this.busy = true;
     try {
+      // Columns the caller hands over (owned) are encoded in the encoder threads, several at a
+      // time; the chunks are written in field order as they come back.
+      const pool = opts.owned === true ? encodePool() : null;
+      const window = pool === null ? 0 : pool.size + 1;
+      const encoded: Promise<EncodedChunk>[] = [];
       const chunks: ChunkJson[] = [];
       const stats: Record<string, ReturnType<typeof statsToJson>> = {};
+      const writeNext = async (): Promise<void> => {
+        const c = chunks.length;
+        const chunk = await this.place(await encoded[c]!, this.fields[c]!.fieldId);
+        chunks.push(chunk);
+        stats[String(this.fields[c]!.fieldId)] = { ...chunk.stats }; // the caller may update its copy (deletes)
+      };
       for (let c = 0; c < this.fields.length; c++) {
         const col = column(c);
         const f = this.fields[c]!;
         assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);
-        const chunk = await this.writeChunk(col, f.fieldId);
-        chunks.push(chunk);
-        stats[String(f.fieldId)] = { ...chunk.stats }; // the caller may update its copy (deletes)
+        if (pool !== null && columnBytes(col) >= POOL_MIN_BYTES) {
+          const p = pool.encode(col, this.zoneRows, this.codec);
+          p.catch(() => undefined); // surfaced when written
+          encoded.push(p);
+        } else encoded.push(Promise.resolve(encodeChunk(col, this.zoneRows, this.codec)));
+        while (encoded.length - chunks.length > window) await writeNext();
       }
+      while (chunks.length < encoded.length) await writeNext();
       this.footerGroups.push({ rows, chunks });
       const g: GroupJson = { rows, live: rows, columns: stats };
       this.groups.push(g);
@@ -103,37 +122,18 @@ export class PaxFileWriter {
     }
   }
 
-  private async writeChunk(col: Column, fieldId: number): Promise<ChunkJson> {
+  /** Writes an encoded chunk at the end of the file; returns its footer entry. */
+  private async place(e: EncodedChunk, fieldId: number): Promise<ChunkJson> {
     const offset = this.pos;
-    const zones: ZoneJson[] = [];
-    const blobs: Uint8Array[] = [];
-    let total: ColumnStats | null = null;
     let at = offset;
-    for (let start = 0; start < col.length; start += this.zoneRows) {
-      const end = Math.min(col.length, start + this.zoneRows);
-      const s = computeStats(col, start, end);
-      const z = encodeZone(col, start, end, s.nulls, this.codec);
-      const meta: ZoneJson = {
-        offset: at,
-        stored: z.stored.byteLength,
-        decoded: z.decoded,
-        codec: z.codec,
-        enc: z.enc,
-        rows: end - start,
-        nulls: s.nulls,
-        crc: z.crc,
-        stats: statsToJson(col.type, s),
-      };
-      if (z.dict !== undefined) meta.dict = z.dict;
-      zones.push(meta);
-      blobs.push(z.stored);
-      at += z.stored.byteLength;
-      total = total === null ? s : mergeStats(col.type, total, s);
-    }
+    const zones: ZoneJson[] = e.zones.map((z) => {
+      const placed: ZoneJson = { offset: at, ...z };
+      at += z.stored;
+      return placed;
+    });
     // Zone by zone: stores coalesce small writes, and a concatenation would be one more copy.
-    for (const b of blobs) await this.write(b);
-    const stats = statsToJson(col.type, total ?? { rows: 0, nulls: 0, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null });
-    return { fieldId, offset, length: at - offset, stats, zones };
+    for (const b of e.blobs) await this.write(b);
+    return { fieldId, offset, length: at - offset, stats: e.stats, zones };
   }
 
   private async write(bytes: Uint8Array): Promise<void> {

@@ -66,7 +66,7 @@ function column(name: string, t: PgType, n: number, offset: number, rng: Rng): C
   return b.finish();
 }
 
-async function setup(seed: number): Promise<{ t: Table; m: Model; rng: Rng }> {
+async function setup(seed: number): Promise<{ db: Database; t: Table; m: Model; rng: Rng }> {
   const rng = new Rng(seed);
   const db = await Database.open(tempDir());
   const fields = TYPES.map(([name, type]) => ({ name, type, notNull: false }));
@@ -88,7 +88,7 @@ async function setup(seed: number): Promise<{ t: Table; m: Model; rng: Rng }> {
   }
   m.deleted = m.rows.map(() => false);
   await t.refresh();
-  return { t, m, rng };
+  return { db, t, m, rng };
 }
 
 function ids(c: Column): number[] {
@@ -143,7 +143,7 @@ async function checkTopN(t: Table, m: Model, p: Predicate | undefined, rng: Rng,
 
 test('filtered scans, aggregates and top-N equal brute force, through random deletes and compaction', async () => {
   const seed = testSeed();
-  const { t, m, rng } = await setup(seed);
+  const { db, t, m, rng } = await setup(seed);
   for (let round = 0; round < 6; round++) {
     for (let k = 0; k < 12; k++) {
       const p = rng.chance(0.1) ? undefined : randomPredicate(m, rng);
@@ -164,6 +164,7 @@ test('filtered scans, aggregates and top-N equal brute force, through random del
       assert.ok(c.filesRewritten > 0 || want.length === 0);
     }
   }
+  await db.close();
 });
 
 test.run();

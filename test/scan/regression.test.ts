@@ -19,7 +19,7 @@ const AGGS: AggSpec[] = [{ fn: 'count_star' }];
 for (const c of ['v', 'f', 'n', 's', 'b'])
   for (const fn of ['count', 'min', 'max', 'sum', 'avg'] as const) if (!(c === 's' && (fn === 'sum' || fn === 'avg'))) AGGS.push({ fn, column: c });
 
-async function setup(): Promise<{ t: Table; m: Model }> {
+async function setup(): Promise<{ db: Database; t: Table; m: Model }> {
   const db = await Database.open(tempDir());
   const t = await db.createTable('r', [
     { name: 'id', type: 'int8' },
@@ -45,7 +45,7 @@ async function setup(): Promise<{ t: Table; m: Model }> {
   await sink.commit();
   await t.refresh();
   const rows = cols[0]!.map((_, i) => cols.map((c) => c[i]!));
-  return { t, m: { fields: [...t.fields], rows, deleted: rows.map(() => false) } };
+  return { db, t, m: { fields: [...t.fields], rows, deleted: rows.map(() => false) } };
 }
 
 async function check(t: Table, m: Model, what: string): Promise<void> {
@@ -81,7 +81,7 @@ function deleteWhere(m: Model, pred: (row: Value[]) => boolean): number {
 }
 
 test('aggregates after deletes of the extremes, of everything, and after compaction equal a full scan', async () => {
-  const { t, m } = await setup();
+  const { db, t, m } = await setup();
   await check(t, m, 'fresh');
 
   // delete the rows holding min(v) and max(v), then those holding min/max of f
@@ -123,6 +123,7 @@ test('aggregates after deletes of the extremes, of everything, and after compact
   await t.compact();
   assert.is(t.snapshot.files.length, 0);
   await check(t, m, 'after compacting everything away');
+  await db.close();
 });
 
 test.run();

@@ -1,0 +1,101 @@
+/**
+ * A pool of encoder threads, so that encoding and compressing row groups (statistics, zone
+ * encoding, lz4/zstd) runs on the other cores while the main thread parses input and writes
+ * files. One pool per process, created on first use; threads are unref'd while idle so they
+ * never keep a process alive.
+ *
+ * Threads: PAXD_ENCODE_THREADS (0 turns the pool off; default: the machine's parallelism,
+ * at most 4).
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Column } from '../types/column.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
+import type { CodecName } from './codec.js';
+import type { EncodedChunk } from './chunk-encode.js';
+import { ownedBuffers, type EncodeJob, type EncodeReply } from './encode-worker.js';
+
+interface Pending {
+  resolve: (c: EncodedChunk) => void;
+  reject: (e: unknown) => void;
+}
+
+class PoolWorker {
+  readonly worker: Worker;
+  readonly pending = new Map<number, Pending>();
+
+  constructor(onExit: (w: PoolWorker, e: unknown) => void) {
+    this.worker = spawnEncoder();
+    this.worker.unref();
+    this.worker.on('message', (r: EncodeReply) => {
+      const p = this.pending.get(r.id);
+      if (p === undefined) return;
+      this.pending.delete(r.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if (r.ok) p.resolve({ zones: r.zones, blobs: r.blobs, stats: r.stats });
+      else p.reject(new PaxdError('internal', SQLSTATE.internal_error, `internal error in an encoder thread: ${r.message}`));
+    });
+    this.worker.on('error', (e) => onExit(this, e));
+    this.worker.on('exit', (code) => onExit(this, new Error(`encoder thread exited with code ${code}`)));
+  }
+
+  submit(job: EncodeJob, transfer: ArrayBuffer[]): Promise<EncodedChunk> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(job.id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage(job, transfer);
+    });
+  }
+}
+
+/** Under tsx (tests, benches) the worker is TypeScript: register tsx inside it first. */
+function spawnEncoder(): Worker {
+  if (import.meta.url.endsWith('.ts')) {
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./encode-worker.ts', import.meta.url).href;
+    return new Worker(`import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
+  }
+  return new Worker(new URL('./encode-worker.js', import.meta.url));
+}
+
+export class EncodePool {
+  private readonly workers: PoolWorker[] = [];
+  private next = 0;
+  private ids = 0;
+
+  constructor(readonly size: number) {}
+
+  /** Encodes an owned column in a thread; its buffers are transferred (unusable afterwards). */
+  encode(column: Column, zoneRows: number, codec: CodecName): Promise<EncodedChunk> {
+    if (this.workers.length < this.size) this.workers.push(new PoolWorker((w, e) => this.lost(w, e)));
+    // Least loaded thread, round robin among equals.
+    let best = this.workers[this.next++ % this.workers.length]!;
+    for (const w of this.workers) if (w.pending.size < best.pending.size) best = w;
+    const job: EncodeJob = { id: ++this.ids, column, zoneRows, codec };
+    return best.submit(job, ownedBuffers([column.validity, column.values, column.offsets, column.data]));
+  }
+
+  private lost(w: PoolWorker, e: unknown): void {
+    const i = this.workers.indexOf(w);
+    if (i >= 0) this.workers.splice(i, 1);
+    for (const p of w.pending.values()) p.reject(new PaxdError('internal', SQLSTATE.internal_error, `encoder thread failed: ${e instanceof Error ? e.message : String(e)}`));
+    w.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    const ws = this.workers.splice(0);
+    await Promise.all(ws.map((w) => w.worker.terminate()));
+  }
+}
+
+let shared: EncodePool | null | undefined;
+
+/** The process's pool, or null when encoding threads are turned off. */
+export function encodePool(): EncodePool | null {
+  if (shared === undefined) {
+    const env = process.env.PAXD_ENCODE_THREADS;
+    const n = env !== undefined && env !== '' ? Number(env) : Math.min(4, availableParallelism());
+    shared = Number.isInteger(n) && n > 0 ? new EncodePool(n) : null;
+  }
+  return shared;
+}
