@@ -228,18 +228,30 @@ function timestampsInRange(data: Data): boolean {
 
 function decimalsFit(bytes: Uint8Array, data: Data, precision: number): boolean {
   const limit = 10n ** BigInt(precision);
+  const limitD = 10 ** precision; // exact for precision <= 15
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < data.length; i++) {
-    const hi = dv.getBigInt64(i * 16 + 8, true);
-    // |v| < 2^64 <= 10^20 needs no check for p >= 20; otherwise compare exactly.
-    if (precision >= 20 && (hi === 0n || hi === -1n)) continue;
-    const v = (hi << 64n) | dv.getBigUint64(i * 16, true);
+    const w1 = dv.getInt32(i * 16 + 4, true);
+    const w2 = dv.getInt32(i * 16 + 8, true);
+    const w3 = dv.getInt32(i * 16 + 12, true);
+    // The high 64 bits only sign-extend the low 64: |v| < 2^64 <= 10^20, and for small values
+    // (|v| < 2^53) a double compares exactly, with no BigInt per value.
+    if ((w2 === 0 && w3 === 0) || (w2 === -1 && w3 === -1)) {
+      if (precision >= 20) continue;
+      const negative = w3 === -1;
+      if (precision <= 15 && (negative ? w1 >= -0x200000 && w1 < 0 : w1 >= 0 && w1 < 0x200000)) {
+        const v = w1 * 4294967296 + dv.getUint32(i * 16, true);
+        if (negative ? v > -limitD : v < limitD) continue;
+        if (!isNullAt(data, i)) return false;
+        continue;
+      }
+    }
+    const v = (dv.getBigInt64(i * 16 + 8, true) << 64n) | dv.getBigUint64(i * 16, true);
     if ((v >= limit || v <= -limit) && !isNullAt(data, i)) return false;
   }
   return true;
 }
 
-/** No NUL bytes and, for varchar(n), no value longer than n bytes (so surely <= n characters). */
 /**
  * bpchar(n) from utf8 at byte level: values of exactly n characters are shared as they are;
  * shorter ones are padded with spaces, longer ones lose trailing spaces (PostgreSQL's bpchar
@@ -304,6 +316,7 @@ function bpcharFromUtf8(type: PgType, data: Data): Column | null {
   return { type, length: n, nullCount: validity === null ? 0 : data.nullCount, validity, values: out, offsets: outOffsets, data: out };
 }
 
+/** No NUL bytes and, for varchar(n), no value longer than n bytes (so surely <= n characters). */
 function stringsFit(offsets: Int32Array, bytes: Uint8Array, length: number, maxChars: number | undefined): boolean {
   const from = offsets[0]!;
   const to = offsets[length]!;

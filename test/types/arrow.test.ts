@@ -117,4 +117,30 @@ test('bpchar(n) from utf8 at byte level equals PostgreSQL bpchar input, value by
   }
 });
 
+test('decimal128 range checks at every precision: ±(10^p − 1) shared, ±10^p rejected as PostgreSQL does', () => {
+  for (let p = 1; p <= 38; p++) {
+    const type: PgType = { id: 'numeric', precision: p, scale: 0 };
+    const words = (v: bigint) => {
+      const u = BigInt.asUintN(128, v);
+      return [0, 1, 2, 3].map((k) => Number((u >> BigInt(32 * k)) & 0xffffffffn));
+    };
+    const make = (vals: bigint[]) => {
+      const buf = new Uint32Array(vals.length * 4);
+      vals.forEach((v, i) => buf.set(words(v), i * 4));
+      return makeData({ type: arrowType(type) as never, length: vals.length, data: buf as never });
+    };
+    const max = 10n ** BigInt(p) - 1n;
+    const ok = columnFromArrow(type, make([max, -max, 0n, 1n, -1n]));
+    assert.equal([0, 1, 2, 3, 4].map((i) => getValue(ok, i)), [max, -max, 0n, 1n, -1n], `p=${p}`);
+    for (const bad of [max + 1n, -max - 1n]) {
+      try {
+        columnFromArrow(type, make([0n, bad]));
+        assert.unreachable(`p=${p}: ${bad} should not fit`);
+      } catch (e) {
+        assert.is((e as PaxdError).code, '22003', `p=${p}: ${bad}: ${(e as Error).message}`);
+      }
+    }
+  }
+});
+
 test.run();
