@@ -215,6 +215,23 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     }
   });
 
+  dataOption(
+    program
+      .command('compact <table>')
+      .description('rewrite files with deleted rows and merge small files into full row groups, in a new snapshot (readers undisturbed)'),
+  ).action(async (table: string, o) => {
+    const db = await Database.open(o.data);
+    try {
+      const t = await db.table(table);
+      const r = await t.compact();
+      out(
+        `compacted ${table}: snapshot ${r.snapshot.id}, ${r.filesRewritten} file(s) rewritten into ${r.filesWritten}, ${formatCount(r.rowsWritten)} rows written, ${formatCount(r.rowsDropped)} deleted rows dropped\n`,
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
   return program;
 }
 

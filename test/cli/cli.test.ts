@@ -26,7 +26,7 @@ function arrowFile(name: string, ids: number[], names: (string | null)[], xs: (n
 }
 
 test('every command has --help', async () => {
-  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum']) {
+  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
     const r = await runCli([cmd, '--help']);
     assert.is(r.code, 0, `${cmd} --help: ${r.stderr}`);
     assert.match(r.stdout, `Usage: paxd ${cmd}`);
@@ -34,7 +34,7 @@ test('every command has --help', async () => {
   }
   const r = await runCli(['--help']);
   assert.is(r.code, 0);
-  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum']) assert.match(r.stdout, cmd);
+  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
 });
 
 test('create, ingest Arrow IPC, stats, check, tables', async () => {
@@ -74,6 +74,16 @@ test('create, ingest Arrow IPC, stats, check, tables', async () => {
   assert.is(list[0].name, 'people');
   assert.is(list[0].rows, 5);
   assert.is(list[0].layout, 'pax');
+
+  // a second ingest makes a second small file; compact merges them, the rows stay
+  r = await runCli(['ingest', 'people', f1, ...data]);
+  assert.is(r.code, 0, r.stderr);
+  r = await runCli(['compact', 'people', ...data]);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /compacted people: snapshot \d+, 2 file\(s\) rewritten into 1/);
+  const after = JSON.parse((await runCli(['tables', '--json', ...data])).stdout);
+  assert.is(after[0].rows, 8);
+  assert.is(after[0].files, 1);
 
   r = await runCli(['vacuum', 'people', '--grace', '0', ...data]);
   assert.is(r.code, 0, r.stderr);
