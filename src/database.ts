@@ -14,7 +14,7 @@ import { parseTypeName } from './types/parse-type.js';
 import { parseText } from './types/text-io.js';
 import type { ObjectStore } from './storage/store.js';
 import { LocalStore } from './storage/local.js';
-import { createTable as createTableSnapshot, latestSnapshot, listTables } from './storage/catalog.js';
+import { commit as commitSnapshot, createTable as createTableSnapshot, latestSnapshot, listTables } from './storage/catalog.js';
 import type { SnapshotJson, TableOptionsJson } from './storage/snapshot-types.js';
 import { fieldsOf, fieldToJson } from './storage/schema.js';
 import { vacuum as vacuumTable, type VacuumOptions } from './storage/vacuum.js';
@@ -92,7 +92,7 @@ export class Database {
     if (!TABLE_NAME.test(name)) throw new PaxdError('usage', '42602', `invalid table name "${name}": use letters, digits and _ (up to 63), not starting with a digit`);
     if (columns.length === 0) throw usage(`table "${name}" needs at least one column`);
     const layout = options.layout ?? 'pax';
-    if (layout !== 'pax') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `layout ${layout} is not supported yet`);
+    if (layout !== 'pax' && layout !== 'ao_column') throw usage(`unknown layout "${String(layout)}": use pax or ao_column`);
     const opts = validateOptions({ ...DEFAULT_OPTIONS, ...stripUndefined(options) });
     const seen = new Set<string>();
     const fields: Field[] = columns.map((c, i) => {
@@ -114,6 +114,7 @@ export class Database {
       fields: fields.map(fieldToJson),
       nextFieldId: fields.length + 1,
       files: [],
+      ...(layout === 'ao_column' ? { ao: { segments: [] } } : {}),
     };
     return new Table(this.store, name, snapshot, true);
   }
@@ -168,7 +169,32 @@ export class Table {
 
   /** A sink appending to this table; columns of written batches are in field order. */
   sink(options: SinkOptions = {}): TableSink {
-    return new TableSink(this.store, this.name, this.fields, this.pinned.options, this.uncreated ? { ...options, create: this.pinned } : options);
+    const o: SinkOptions = { layout: this.pinned.layout, ...options };
+    return new TableSink(this.store, this.name, this.fields, this.pinned.options, this.uncreated ? { ...o, create: this.pinned } : o);
+  }
+
+  /**
+   * ALTER TABLE … ADD COLUMN: metadata only, in one new snapshot (both layouts). The column
+   * gets a new field id; rows written before read it as its default (NULL when it has none),
+   * with exact synthetic statistics (src/scan/unit-stats.ts). Re-pins the table.
+   *
+   *   await t.addColumn({ name: 'region', type: 'text', default: 'eu' });
+   */
+  async addColumn(spec: ColumnSpec): Promise<SnapshotJson> {
+    if (this.uncreated) throw usage(`table "${this.name}" is not created yet`);
+    const type = typeof spec.type === 'string' ? parseTypeName(spec.type) : spec.type;
+    if (spec.default !== undefined) parseText(type, spec.default); // reject a bad default now
+    const snapshot = await commitSnapshot(this.store, this.name, (base) => {
+      if (base.fields.some((f) => f.name === spec.name))
+        throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${spec.name}" of relation "${this.name}" already exists`, { columnName: spec.name });
+      const rows = base.files.reduce((n, f) => n + f.groups.reduce((m, g) => m + g.live, 0), 0);
+      if ((spec.notNull ?? false) && spec.default === undefined && rows > 0)
+        throw new PaxdError('constraint', SQLSTATE.not_null_violation, `column "${spec.name}" of relation "${this.name}" contains null values`, { columnName: spec.name });
+      const field: Field = { name: spec.name, type, notNull: spec.notNull ?? false, fieldId: base.nextFieldId, ...(spec.default !== undefined ? { default: spec.default } : {}) };
+      return { ...base, operation: 'add_column', fields: [...base.fields, fieldToJson(field)], nextFieldId: base.nextFieldId + 1, summary: { command: 'add_column', column: spec.name } };
+    });
+    this.pinned = snapshot;
+    return snapshot;
   }
 
   /**

@@ -3,6 +3,7 @@
  * columns, matched by name (exactly, then case-insensitively). Table columns missing from the
  * input are NULL (or their default); input columns the table lacks are an error naming them.
  */
+import type { FileHandle } from 'node:fs/promises';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import type { Batch, Column } from '../types/column.js';
 import { ColumnBuilder } from '../types/builder.js';
@@ -11,14 +12,27 @@ import { parseText } from '../types/text-io.js';
 import type { Field } from '../types/type.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
 
-export async function* readArrow(source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream, fields: readonly Field[], fileName: string): AsyncGenerator<Batch> {
+export async function* readArrow(
+  source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream | Promise<FileHandle>,
+  fields: readonly Field[],
+  fileName: string,
+): AsyncGenerator<Batch> {
   let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
+  const handle = source instanceof Promise ? await source : null;
   try {
-    reader = await RecordBatchReader.from(source as AsyncIterable<Uint8Array>);
-    await reader.open();
-  } catch (e) {
-    throw badArrow(fileName, e);
+    try {
+      reader = await RecordBatchReader.from((handle ?? source) as AsyncIterable<Uint8Array>);
+      await reader.open();
+    } catch (e) {
+      throw badArrow(fileName, e);
+    }
+    yield* batchesOf(reader, fields, fileName);
+  } finally {
+    await handle?.close();
   }
+}
+
+async function* batchesOf(reader: Awaited<ReturnType<typeof RecordBatchReader.from>>, fields: readonly Field[], fileName: string): AsyncGenerator<Batch> {
   // An empty input opens as a reader without a schema: not an Arrow IPC file or stream.
   if (reader.schema == null) throw badArrow(fileName, new Error('no schema message (empty input?)'));
   let mapping: (number | -1)[] | null = null;

@@ -5,6 +5,7 @@
  */
 import type { Batch } from '../types/column.js';
 import type { Field } from '../types/type.js';
+import { open, type FileHandle } from 'node:fs/promises';
 import { PaxdError } from '../types/errors.js';
 import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
@@ -51,6 +52,14 @@ export function openFormat(format: Format, input: Input, fields: readonly Field[
   return open(input, fields, opts);
 }
 
+async function openHandle(path: string, name: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (e) {
+    throw new PaxdError('io', '58030', `could not open file "${name}" for reading: ${(e as Error).message}`, { file: name, cause: e });
+  }
+}
+
 /** The format of a file from its extension (before .gz/.zst). */
 export function formatOf(file: string): Format | null {
   const f = file.toLowerCase().replace(/\.(gz|zst)$/, '');
@@ -72,7 +81,9 @@ registerFormat('csv', (input, fields, opts) =>
 
 registerFormat('arrow', (input, fields) => {
   let rows = 0;
-  const gen = readArrow(input.stream, fields, input.name);
+  // A regular file is read by position (exact message bodies, no re-assembly of stream chunks:
+  // measured 1.8 s of copying for lineitem SF 1 through the stream path).
+  const gen = readArrow(input.path !== null ? openHandle(input.path, input.name) : input.stream, fields, input.name);
   return {
     get rowsRead() {
       return rows;

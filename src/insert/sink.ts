@@ -19,8 +19,9 @@ import type { Field } from '../types/type.js';
 import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
-import { commit as commitSnapshot, createTable } from '../storage/catalog.js';
+import { commit as commitSnapshot, createTable, latestSnapshot } from '../storage/catalog.js';
 import { PaxFileWriter } from '../pax/writer.js';
+import { AoAppender } from '../aocolumn/index.js';
 
 export interface SinkOptions {
   /** Roll over to a new data file once the current one holds this many bytes. */
@@ -31,6 +32,16 @@ export interface SinkOptions {
   create?: SnapshotJson;
   /** Called after each row group is written (progress). */
   onGroup?: (rows: number, bytes: number) => void;
+  /** The table's layout; read from the latest snapshot when absent. */
+  layout?: SnapshotJson['layout'];
+}
+
+/** What the sink needs from a layout's writer: PaxFileWriter, or AoAppender (one stripe per `finish`). */
+interface GroupWriter {
+  readonly bytesWritten: number;
+  writeGroupFrom(rows: number, column: (c: number) => Column, opts: { owned?: boolean }): Promise<unknown>;
+  finish(pathInTable: string): Promise<DataFileJson>;
+  abort(): Promise<void>;
 }
 
 export const DEFAULT_FILE_BYTES = 512 * 1024 * 1024;
@@ -47,7 +58,9 @@ export class TableSink {
   private pending: ColumnRange[][];
   private pendingRows = 0;
   private pendingBytes = 0;
-  private writer: PaxFileWriter | null = null;
+  private writer: GroupWriter | null = null;
+  /** ao_column tables: the appender (segment claim, open segments) for the whole sink. */
+  private ao: AoAppender | null = null;
   private inflight: Promise<void> | null = null;
   /** Rows handed to the writer so far (counted before their group is written). */
   private flushedRows = 0;
@@ -155,13 +168,7 @@ export class TableSink {
     this.pending = this.fields.map(() => []);
     this.pendingRows = 0;
     this.pendingBytes = 0;
-    if (this.writer === null) {
-      this.writerPath = `data/${newFileName()}.pax`;
-      this.writer = await PaxFileWriter.create(this.store, `${this.table}/${this.writerPath}`, this.fields, {
-        codec: this.options.codec,
-        zoneRows: this.options.zoneRows,
-      });
-    }
+    if (this.writer === null) this.writer = await this.openWriter();
     const writer = this.writer;
     const task = (async () => {
       // One column at a time: copy its ranges into one column (owned by the writer, which may
@@ -182,6 +189,27 @@ export class TableSink {
     })();
     task.catch(() => undefined); // surfaced by settle()
     this.inflight = task;
+  }
+
+  /**
+   * The layout switch of the write side. PAX: a new file. ao_column: the appender, claimed on
+   * the latest snapshot (appends go to the end of its segments) — a new stripe of it.
+   */
+  private async openWriter(): Promise<GroupWriter> {
+    const layout = this.sinkOptions.layout ?? this.sinkOptions.create?.layout ?? (await latestSnapshot(this.store, this.table)).layout;
+    if (layout === 'ao_column') {
+      if (this.ao === null) {
+        const base = this.sinkOptions.create ?? (await latestSnapshot(this.store, this.table));
+        this.ao = await AoAppender.open(this.store, this.table, this.fields, this.options, base);
+      }
+      this.writerPath = `ao/${newFileName()}`;
+      return this.ao;
+    }
+    this.writerPath = `data/${newFileName()}.pax`;
+    return PaxFileWriter.create(this.store, `${this.table}/${this.writerPath}`, this.fields, {
+      codec: this.options.codec,
+      zoneRows: this.options.zoneRows,
+    });
   }
 
   /** Waits for the group in flight; rethrows its failure. */
@@ -211,6 +239,7 @@ export class TableSink {
       await this.flushGroup();
       await this.settle();
       await this.finishFile();
+      await this.ao?.close();
     } catch (e) {
       await this.abort();
       throw e;
@@ -223,15 +252,25 @@ export class TableSink {
       const files = this.done.slice();
       const summary = this.sinkOptions.summary;
       const create = this.sinkOptions.create;
-      const snapshot =
-        create !== undefined
-          ? await createTable(this.store, { ...create, files, ...(summary !== undefined ? { summary } : {}) })
-          : await commitSnapshot(this.store, this.table, (base) => ({
-              ...base,
-              operation: 'append',
-              files: files.length === 0 ? base.files : [...base.files, ...files],
-              ...(summary !== undefined ? { summary } : {}),
-            }));
+      const ao = this.ao;
+      const segments = (base: SnapshotJson) => (ao === null ? {} : { ao: ao.segmentsFor(base) });
+      let snapshot: SnapshotJson;
+      try {
+        snapshot =
+          create !== undefined
+            ? await createTable(this.store, { ...create, files, ...segments(create), ...(summary !== undefined ? { summary } : {}) })
+            : await commitSnapshot(this.store, this.table, (base) => ({
+                ...base,
+                operation: 'append',
+                files: files.length === 0 ? base.files : [...base.files, ...files],
+                ...segments(base),
+                ...(summary !== undefined ? { summary } : {}),
+              }));
+      } finally {
+        // Committed or not, the claim has done its job: a commit bumped the segment set's
+        // generation, and a failed one left its EOF where the next claimant truncates.
+        await ao?.release();
+      }
       this.state = 'committed';
       return { snapshot, rows: this.rows, files: files.length, groups: this.groups, bytes: this.bytes };
     }
@@ -248,7 +287,8 @@ export class TableSink {
     const w = this.writer;
     this.writer = null;
     if (w !== null) await w.abort().catch(() => undefined);
-    for (const f of this.done) await this.store.delete(`${this.table}/${f.path}`).catch(() => undefined);
+    await this.ao?.abort().catch(() => undefined);
+    for (const f of this.done) if (f.layout === undefined) await this.store.delete(`${this.table}/${f.path}`).catch(() => undefined);
   }
 }
 

@@ -2,12 +2,21 @@
  * `paxd check`: reads every byte of every data file a snapshot references and verifies every
  * checksum (footer, every zone of every chunk), decoding each zone so that structural damage
  * that a checksum could not see (impossible offsets, bad dictionary indices) is found too.
+ *
+ * ao_column tables: every segment the snapshot lists must exist and hold at least its
+ * committed EOF (bytes past it are a crashed append's, never read, not checked); every block
+ * of every stripe must lie below its segment's EOF, and is read, checksummed and decoded.
+ * A problem names the segment file and the block's offset.
  */
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileReader } from '../pax/reader.js';
+import { AoStripeReader, segmentPath } from '../aocolumn/index.js';
 import { PaxdError } from '../types/errors.js';
+import type { Field } from '../types/type.js';
+import type { DataFileJson } from '../storage/snapshot-types.js';
+import { isAoStripe } from './source.js';
 
 export interface CheckProblem {
   file: string;
@@ -33,8 +42,32 @@ export async function checkTable(
 ): Promise<CheckResult> {
   const fields = fieldsOf(snapshot);
   const result: CheckResult = { snapshot: snapshot.id, files: 0, groups: 0, zones: 0, bytes: 0, problems: [] };
+  const problem = (e: unknown, path: string) => {
+    if (!(e instanceof PaxdError) || (e.kind !== 'corruption' && e.kind !== 'not_found')) throw e;
+    result.problems.push({ file: e.file ?? path, ...(e.offset !== undefined ? { offset: e.offset } : {}), message: e.message, code: e.code });
+  };
+  const eofs = new Map<string, number>();
+  for (const seg of snapshot.ao?.segments ?? []) {
+    for (const [fieldId, eof] of Object.entries(seg.eof)) {
+      const path = `${table}/${segmentPath(fieldId, seg.segno)}`;
+      eofs.set(path, eof);
+      try {
+        const stat = await store.stat(path);
+        if (stat === null) throw new PaxdError('corruption', 'XX001', `segment ${path} is missing`, { file: path });
+        if (stat.size < eof) throw new PaxdError('corruption', 'XX001', `segment ${path} has ${stat.size} bytes, its committed EOF is ${eof}`, { file: path, offset: stat.size });
+      } catch (e) {
+        problem(e, path);
+      }
+    }
+  }
   for (const file of snapshot.files) {
     const path = `${table}/${file.path}`;
+    if (isAoStripe(file)) {
+      await checkStripe(store, table, file, fields, eofs, result, problem);
+      result.files++;
+      onProgress?.(result.files, snapshot.files.length);
+      continue;
+    }
     try {
       const stat = await store.stat(path);
       if (stat === null) throw new PaxdError('corruption', 'XX001', `data file ${path} is missing`, { file: path });
@@ -52,11 +85,42 @@ export async function checkTable(
       }
       result.bytes += file.size;
     } catch (e) {
-      if (!(e instanceof PaxdError) || (e.kind !== 'corruption' && e.kind !== 'not_found')) throw e;
-      result.problems.push({ file: e.file ?? path, ...(e.offset !== undefined ? { offset: e.offset } : {}), message: e.message, code: e.code });
+      problem(e, path);
     }
     result.files++;
     onProgress?.(result.files, snapshot.files.length);
   }
   return result;
+}
+
+/** Every block of an ao_column stripe: below its segment's EOF, then read and decoded. */
+async function checkStripe(
+  store: ObjectStore,
+  table: string,
+  stripe: DataFileJson,
+  fields: readonly Field[],
+  eofs: Map<string, number>,
+  result: CheckResult,
+  problem: (e: unknown, path: string) => void,
+): Promise<void> {
+  const reader = new AoStripeReader(store, table, stripe, fields);
+  for (let g = 0; g < stripe.groups.length; g++) {
+    for (const f of fields) {
+      if (!reader.hasField(f.fieldId)) continue;
+      const path = reader.blockPath(g, f.fieldId);
+      try {
+        const ref = stripe.groups[g]!.blocks![String(f.fieldId)]!;
+        const eof = eofs.get(path);
+        if (eof === undefined || ref.offset + ref.length > eof)
+          throw new PaxdError('corruption', 'XX001', `block of group ${g} in ${path} at ${ref.offset} (${ref.length} bytes) lies past the segment's committed EOF ${eof ?? '(none)'}`, { file: path, offset: ref.offset });
+        const chunk = await reader.loadChunk(g, f.fieldId);
+        chunk.zone(0);
+        result.zones++;
+        result.bytes += ref.length;
+      } catch (e) {
+        problem(e, path);
+      }
+    }
+    result.groups++;
+  }
 }

@@ -15,6 +15,13 @@
  * positions mapped through the copy), with statistics recomputed as a delete does. A rewritten
  * file that is gone from the new base (another compaction won) fails the commit with 40001,
  * and the new files are left for `paxd vacuum`.
+ *
+ * ao_column tables: a stripe (one append's groups) is the unit, as a file is for PAX; small
+ * means fewer rows than one full block (16,384 rows by default), so many small appends are
+ * merged into full blocks. The merged stripes are written to a new segment set (never into
+ * the sets being compacted: a live set would keep the dead blocks forever), and sets no
+ * stripe references any more leave the snapshot, for vacuum to delete their files once no
+ * reader can still have them pinned.
  */
 import type { Column } from '../types/column.js';
 import { concatRanges, type ColumnRange } from '../types/concat.js';
@@ -24,13 +31,15 @@ import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-
 import { commit, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileWriter } from '../pax/writer.js';
+import { AoAppender, blockRowsOf } from '../aocolumn/index.js';
+import type { AoJson } from '../storage/snapshot-types.js';
 import { DEFAULT_FILE_BYTES, newFileName } from '../insert/sink.js';
 import { deletedMask, loadDeleted } from './delete-vector.js';
 import { liveSelection } from './gather.js';
 import { GroupRows, withDeletes } from './delete.js';
 
 export interface CompactOptions extends CommitOptions {
-  /** A file with fewer rows than this is small; small files are merged when there are two or more. Default: rowGroupRows. */
+  /** A file with fewer rows than this is small; small files are merged when there are two or more. Default: rowGroupRows (ao_column: one block's rows). */
   smallFileRows?: number;
   /** Roll over to a new file at this many bytes (default 512 MiB, as the sink). */
   fileBytes?: number;
@@ -58,7 +67,8 @@ interface SourceGroup {
 export async function compactTable(store: ObjectStore, table: string, opts: CompactOptions = {}): Promise<CompactResult> {
   const base0 = await latestSnapshot(store, table);
   const fields = fieldsOf(base0);
-  const small = opts.smallFileRows ?? base0.options.rowGroupRows;
+  const isAo = base0.layout === 'ao_column';
+  const small = opts.smallFileRows ?? (isAo ? blockRowsOf(base0.options) : base0.options.rowGroupRows);
   const fileRows = (f: DataFileJson) => f.groups.reduce((n, g) => n + g.rows, 0);
   const smallFiles = base0.files.filter((f) => fileRows(f) < small);
   const chosen = base0.files.filter((f) => f.groups.some((g) => g.live < g.rows) || (smallFiles.length >= 2 && fileRows(f) < small));
@@ -67,7 +77,8 @@ export async function compactTable(store: ObjectStore, table: string, opts: Comp
   // ---- copy the live rows into new files ----
   const written: DataFileJson[] = [];
   const sources: SourceGroup[] = [];
-  let writer: PaxFileWriter | null = null;
+  let writer: PaxFileWriter | AoAppender | null = null;
+  let appender: AoAppender | null = null;
   let writerPath = '';
   let pending: ColumnRange[][] = fields.map(() => []);
   let pendingRows = 0;
@@ -77,18 +88,25 @@ export async function compactTable(store: ObjectStore, table: string, opts: Comp
   const flush = async () => {
     if (pendingRows === 0) return;
     if (writer === null) {
-      writerPath = `data/${newFileName()}.pax`;
-      writer = await PaxFileWriter.create(store, `${table}/${writerPath}`, fields, { codec: base0.options.codec, zoneRows: base0.options.zoneRows });
+      if (isAo) {
+        appender ??= await AoAppender.open(store, table, fields, base0.options, base0, { freshSegments: true });
+        writerPath = `ao/${newFileName()}`;
+        writer = appender;
+      } else {
+        writerPath = `data/${newFileName()}.pax`;
+        writer = await PaxFileWriter.create(store, `${table}/${writerPath}`, fields, { codec: base0.options.codec, zoneRows: base0.options.zoneRows });
+      }
     }
     const cols: Column[] = fields.map((f, i) => concatRanges(f.type, pending[i]!));
+    const rows = pendingRows;
     pending = fields.map(() => []);
     pendingRows = 0;
-    await writer.writeGroup(cols);
+    await writer.writeGroupFrom(rows, (c) => cols[c]!);
     if (writer.bytesWritten >= (opts.fileBytes ?? DEFAULT_FILE_BYTES)) await finishFile();
   };
   const finishFile = async () => {
     if (writer === null) return;
-    const w: PaxFileWriter = writer;
+    const w: PaxFileWriter | AoAppender = writer;
     writer = null;
     written.push(await w.finish(writerPath));
   };
@@ -126,12 +144,15 @@ export async function compactTable(store: ObjectStore, table: string, opts: Comp
     rowsWritten += pendingRows;
     await flush();
     await finishFile();
+    await (appender as AoAppender | null)?.close();
   } catch (e) {
-    const w = writer as PaxFileWriter | null;
+    const w = writer as PaxFileWriter | AoAppender | null;
     if (w !== null) await w.abort().catch(() => undefined);
-    for (const f of written) await store.delete(`${table}/${f.path}`).catch(() => undefined);
+    await (appender as AoAppender | null)?.abort().catch(() => undefined);
+    for (const f of written) if (f.layout === undefined) await store.delete(`${table}/${f.path}`).catch(() => undefined);
     throw e;
   }
+  const ao = appender as AoAppender | null;
 
   // Global new row index -> (new file, group, row).
   const starts: { file: number; group: number; start: number; rows: number }[] = [];
@@ -203,9 +224,15 @@ export async function compactTable(store: ObjectStore, table: string, opts: Comp
         placed = true;
       } else out.push(f);
     }
-    return { ...base, operation: 'compact', files: out, summary: { command: 'compact', filesRewritten: chosen.length, rowsDropped } };
+    const segments = ao === null ? {} : { ao: referencedSegments(ao.segmentsFor(base), out) };
+    return { ...base, operation: 'compact', files: out, ...segments, summary: { command: 'compact', filesRewritten: chosen.length, rowsDropped } };
   };
-  const snapshot = await commit(store, table, build, opts);
+  let snapshot: SnapshotJson;
+  try {
+    snapshot = await commit(store, table, build, opts);
+  } finally {
+    await ao?.release();
+  }
   return { snapshot, filesRewritten: chosen.length, filesWritten: written.length, rowsWritten, rowsDropped };
 }
 
@@ -221,4 +248,14 @@ function toRuns(sel: Uint32Array | null, n: number): [number, number][] {
     i = j;
   }
   return runs;
+}
+
+/**
+ * The segment sets some stripe still references. A set an appender holds a claim on but has
+ * not committed to yet may leave here; its commit puts it back (AoAppender.segmentsFor).
+ */
+function referencedSegments(ao: AoJson, files: readonly DataFileJson[]): AoJson {
+  const used = new Set<number>();
+  for (const f of files) for (const g of f.groups) for (const b of Object.values(g.blocks ?? {})) used.add(b.seg);
+  return { segments: ao.segments.filter((s) => used.has(s.segno)) };
 }

@@ -28,7 +28,8 @@ import type { ColumnStatsJson, DataFileJson, GroupJson, SnapshotJson } from '../
 import { commit, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
 import { fieldsOf } from '../storage/schema.js';
 import { type ColumnStats, computeStats, emptyStats, mergeStats, statsToJson } from '../stats/index.js';
-import { PaxFileReader, type PaxChunk } from '../pax/reader.js';
+import type { PaxChunk } from '../pax/reader.js';
+import { openSource, type GroupSource } from './source.js';
 import { type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
 import { classify } from './prune.js';
 import { compilePredicate } from './compile.js';
@@ -51,14 +52,14 @@ export class GroupRows {
   private readonly chunks = new Map<number, Promise<PaxChunk | null>>();
 
   private constructor(
-    readonly reader: PaxFileReader,
+    readonly reader: GroupSource,
     readonly group: number,
     readonly meta: GroupJson,
     readonly deleted: Uint32Array | null,
   ) {}
 
   static async open(store: ObjectStore, table: string, fields: readonly Field[], file: DataFileJson, group: number): Promise<GroupRows> {
-    const reader = await PaxFileReader.open(store, `${table}/${file.path}`, file, fields);
+    const reader = await openSource(store, table, file, fields);
     const meta = file.groups[group]!;
     return new GroupRows(reader, group, meta, await loadDeleted(store, table, meta));
   }
@@ -148,6 +149,7 @@ export async function withDeletes(store: ObjectStore, table: string, fields: rea
     columns[String(f.fieldId)] = statsToJson(f.type, total);
   }
   const out: GroupJson = { rows: meta.rows, live: meta.rows - positions.length, columns };
+  if (meta.blocks !== undefined) out.blocks = meta.blocks; // ao_column: where the rows are
   Object.assign(out, await storeDeleted(store, table, positions, meta.rows));
   return out;
 }

@@ -3,7 +3,7 @@
  * snapshot with a projection and an optional predicate. `begin` → `next()` until null →
  * `rescan()` → `end()`, plus `estimate()`, `setBound()` and `stats`.
  *
- * Units of work are row groups, visited in storage order, or — given `order` — in the order
+ * Units of work are row groups (of PAX files, or of ao_column stripes: ./source.ts), visited in storage order, or — given `order` — in the order
  * that tightens a running bound on that column fastest (by descending max for DESC, ascending
  * min for ASC), planned from the snapshot's statistics before any data is read. Per group:
  *
@@ -32,7 +32,8 @@ import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
 import type { ColumnStats } from '../stats/types.js';
-import { PaxFileReader, type PaxChunk } from '../pax/reader.js';
+import type { PaxChunk } from '../pax/reader.js';
+import { openSource, type GroupSource } from './source.js';
 import { compareValues } from '../types/compare.js';
 import { type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
 import { classify, type Pruning } from './prune.js';
@@ -113,7 +114,7 @@ export interface Unit {
 
 interface LoadedUnit {
   unit: Unit;
-  reader: PaxFileReader;
+  reader: GroupSource;
   /** Per read field: loaded chunk, null when the file predates the field, undefined when not loaded yet. */
   chunks: (PaxChunk | null | undefined)[];
   deleted: Uint8Array | null;
@@ -138,7 +139,7 @@ export class TableScan implements BatchReader {
   private readonly bounds: RunningBounds;
   private boundIdx: number[] | null = null;
   private boundIdxVersion = -1;
-  private readonly readers = new Map<string, Promise<PaxFileReader>>();
+  private readonly readers = new Map<string, Promise<GroupSource>>();
   private planAt = 0;
   private loading: Promise<LoadedUnit> | null = null;
   private current: LoadedUnit | null = null;
@@ -339,10 +340,10 @@ export class TableScan implements BatchReader {
     });
   }
 
-  private readerFor(file: DataFileJson): Promise<PaxFileReader> {
+  private readerFor(file: DataFileJson): Promise<GroupSource> {
     let r = this.readers.get(file.path);
     if (r === undefined) {
-      r = PaxFileReader.open(this.store, `${this.table}/${file.path}`, file, this.all).then((reader) => {
+      r = openSource(this.store, this.table, file, this.all).then((reader) => {
         this.stats.bytesRead += reader.bytesRead;
         return reader;
       });

@@ -4,6 +4,9 @@
  */
 export type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
 export type {
+  AoBlockJson,
+  AoJson,
+  AoSegmentJson,
   ColumnStatsJson,
   DataFileJson,
   FieldJson,

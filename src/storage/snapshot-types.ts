@@ -46,12 +46,51 @@ export interface GroupJson {
   deleted?: number[];
   /** Path of a delete-vector object holding the positions, when large. */
   deletesPath?: string;
+  /**
+   * ao_column only: the group's block of each column, keyed by fieldId (docs/FORMAT.md
+   * "ao_column segments"). Columns added later are absent, as in `columns`.
+   */
+  blocks?: Record<string, AoBlockJson>;
+}
+
+/** Where one ao_column block lies: segment `<table>/ao/<fieldId>/<seg>.seg`, bytes [offset, offset + length). */
+export interface AoBlockJson {
+  seg: number;
+  offset: number;
+  /** Header plus stored bytes. */
+  length: number;
+}
+
+/**
+ * One committed segment set of an ao_column table: segment number `segno` of every column,
+ * `<table>/ao/<fieldId>/<segno>.seg`, with the committed logical EOF of each. Bytes past an
+ * EOF (a crashed append) are never read.
+ */
+export interface AoSegmentJson {
+  segno: number;
+  /** Commits that appended to this segment set; an appender claims (segno, gen) before writing. */
+  gen: number;
+  /** Committed logical EOF per fieldId. A column without an entry has no bytes in this set. */
+  eof: Record<string, number>;
+}
+
+/** The ao_column part of a snapshot: the segments and their EOFs (the block directory is in the groups). */
+export interface AoJson {
+  segments: AoSegmentJson[];
 }
 
 export interface DataFileJson {
-  /** Path relative to the table folder, e.g. "data/0000000005-1f2e3d4c.pax". */
+  /**
+   * Path relative to the table folder, e.g. "data/0000000005-1f2e3d4c.pax". For an ao_column
+   * stripe (`layout: 'ao_column'`: the groups one append wrote) an identity "ao/<name>" that
+   * names no object; its bytes are blocks in segments (`GroupJson.blocks`).
+   */
   path: string;
+  /** Bytes: the file's size; for an ao_column stripe, the bytes of its blocks. */
   size: number;
+  /** Present (and 'ao_column') for an ao_column stripe; absent for a PAX file. */
+  layout?: 'ao_column';
+  /** PAX only (0 for an ao_column stripe). */
   footerOffset: number;
   footerLength: number;
   footerCrc: number;
@@ -72,6 +111,8 @@ export interface SnapshotJson {
   fields: FieldJson[];
   nextFieldId: number;
   files: DataFileJson[];
+  /** ao_column tables: segments and their committed EOFs. */
+  ao?: AoJson;
   /** Identities of input files whose rows this table holds (exactly-once ingest). */
   ingested?: { name: string; size: number; hash: string }[];
   /** Free-form commit info: who, what command. */

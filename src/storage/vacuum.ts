@@ -9,6 +9,11 @@
  *    folder) and that is older than the grace is deleted, `.tmp-*` leftovers of interrupted
  *    commits included.
  *
+ *    ao_column tables reference segment files (`ao/<fieldId>/<segno>.seg` of every set in
+ *    `ao.segments`; stripe entries name no object). Segment claims (`ao/claims/`) are removed
+ *    only once obsolete — their set's committed generation in the newest snapshot is past
+ *    theirs — never merely for their age: a live writer may hold one for longer than the grace.
+ *
  * Snapshots go first, data second: a crash in between leaves garbage, never a kept
  * snapshot pointing at a deleted file.
  *
@@ -20,6 +25,7 @@
 import { tableNotFound } from '../types/errors.js';
 import { checkTableName, listSnapshots } from './catalog.js';
 import { TEMP_PREFIX } from './local.js';
+import { CLAIMS_DIR, parseClaimPath } from '../aocolumn/claim.js';
 import { decodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
@@ -62,6 +68,7 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
   const referenced = new Set<string>();
   const doomed: { path: string; size: number }[] = [];
   let keptCommitted = 0;
+  let newest: SnapshotJson | null = null;
   for (const s of snapshots) {
     const young = s.mtimeMs > cutoff;
     if (!young && keptCommitted >= retain) {
@@ -76,6 +83,7 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
     }
     keptCommitted++;
     result.snapshotsKept++;
+    newest ??= snap;
     for (const p of referencedPaths(snap)) referenced.add(`${table}/${p}`);
   }
   // No committed snapshot (none at all, or only torn ones): nothing tells what is garbage.
@@ -92,6 +100,7 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
     const id = snapshotIdOf(o.path);
     if (id !== null && o.path === snapshotPath(table, id)) continue;
     if (referenced.has(o.path) || o.mtimeMs > cutoff) continue;
+    if (o.path.startsWith(`${table}/${CLAIMS_DIR}/`) && !claimObsolete(o.path, newest!)) continue;
     await store.delete(o.path);
     if (o.path.slice(o.path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) result.tempFilesRemoved++;
     else result.filesRemoved++;
@@ -104,8 +113,17 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
 export function referencedPaths(s: SnapshotJson): string[] {
   const out: string[] = [];
   for (const f of s.files) {
-    out.push(f.path);
+    if (f.layout === undefined) out.push(f.path); // an ao_column stripe's path names no object
     for (const g of f.groups) if (g.deletesPath !== undefined) out.push(g.deletesPath);
   }
+  for (const seg of s.ao?.segments ?? []) for (const fieldId of Object.keys(seg.eof)) out.push(`ao/${fieldId}/${seg.segno}.seg`);
   return out;
+}
+
+/** A claim on a generation the set has committed past (or a malformed name). */
+function claimObsolete(path: string, newest: SnapshotJson): boolean {
+  const c = parseClaimPath(path);
+  if (c === null) return true;
+  const seg = newest.ao?.segments.find((s) => s.segno === c.segno);
+  return seg !== undefined && seg.gen > c.gen;
 }
