@@ -7,13 +7,12 @@
  *   const sink = t.sink(); await sink.write(batch); await sink.commit();
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
-import { resolve } from 'node:path';
 import type { Field, PgType } from './types/type.js';
 import { PaxdError, SQLSTATE, usage } from './types/errors.js';
 import { parseTypeName } from './types/parse-type.js';
 import { parseText } from './types/text-io.js';
 import type { ObjectStore } from './storage/store.js';
-import { LocalStore } from './storage/local.js';
+import { openStore } from './storage/open.js';
 import { commit as commitSnapshot, createTable as createTableSnapshot, latestSnapshot, listTables } from './storage/catalog.js';
 import type { SnapshotJson, TableOptionsJson } from './storage/snapshot-types.js';
 import { fieldsOf, fieldToJson } from './storage/schema.js';
@@ -65,8 +64,7 @@ export class Database {
   /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
   static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA): Promise<Database> {
     if (typeof uri !== 'string') return new Database(uri);
-    if (uri.startsWith('s3://')) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `S3 stores (${uri}) are not supported yet`);
-    return new Database(new LocalStore(resolve(uri)));
+    return new Database(await openStore(uri));
   }
 
   async tables(): Promise<TableInfo[]> {

@@ -27,6 +27,7 @@ import { assert, PaxdError, SQLSTATE, isPaxdError } from '../types/errors.js';
 import { type Field, typeName } from '../types/type.js';
 import type { AoJson, AoSegmentJson, DataFileJson, GroupJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
 import type { ObjectStore, ObjectWriter } from '../storage/store.js';
+import { latestSnapshot } from '../storage/catalog.js';
 import { encodeChunk, type EncodedChunk } from '../pax/chunk-encode.js';
 import { encodePool } from '../pax/encode-pool.js';
 import { BLOCK_HEADER_BYTES, MAX_BLOCK_ROWS, encodeBlockHeader, segmentPath } from './block.js';
@@ -36,6 +37,8 @@ import { CLAIMS_DIR, parseClaimPath, releaseClaim, tryClaim, type Claim } from '
 export const MAX_SEGMENT_BYTES = 1 << 30;
 /** Committed segment sets tried (newest first) before a new one is started. */
 const REUSE_CANDIDATES = 2;
+/** Claims that turn out stale (see AoAppender.open) before giving up with 40001. */
+const MAX_CLAIM_ATTEMPTS = 100;
 /** Columns smaller than this are encoded on the calling thread (as the PAX writer does). */
 const POOL_MIN_BYTES = 64 * 1024;
 
@@ -68,25 +71,25 @@ export class AoAppender {
     private readonly base: AoSegmentJson | null,
   ) {}
 
-  /** Claims a segment set of `base` (the latest snapshot) or a new one. */
+  /**
+   * Claims a segment set of `base` (the latest snapshot) or a new one. A claim won on a stale
+   * base is worthless — the set may have been committed past since (its holder committed and
+   * released the claim), or a "new" number taken by a commit — so after winning, the latest
+   * snapshot is read again and the claim kept only if the set is still at the claimed
+   * generation (absent, for a new set). Only then is a byte written or truncated.
+   */
   static async open(store: ObjectStore, table: string, fields: readonly Field[], options: TableOptionsJson, base: SnapshotJson, opts: AoAppenderOptions = {}): Promise<AoAppender> {
-    const segments = base.ao?.segments ?? [];
     const make = (c: Claim, s: AoSegmentJson | null) => new AoAppender(store, table, fields, options.codec, blockRowsOf(options), c, s);
-    if (store.canAppend && opts.freshSegments !== true) {
-      const open = segments.filter((s) => Object.values(s.eof).every((e) => e < MAX_SEGMENT_BYTES)).sort((a, b) => b.segno - a.segno);
-      for (const s of open.slice(0, REUSE_CANDIDATES)) {
-        const c = await tryClaim(store, table, s.segno, s.gen);
-        if (c !== null) return make(c, s);
-      }
-    }
-    // A new set: one number above every number in use (committed, or claimed by anyone).
-    let segno = 0;
-    for (const s of segments) segno = Math.max(segno, s.segno);
-    for (const o of await store.list(`${table}/${CLAIMS_DIR}/`)) segno = Math.max(segno, parseClaimPath(o.path)?.segno ?? 0);
-    for (;;) {
-      segno++;
-      const c = await tryClaim(store, table, segno, 0);
-      if (c !== null) return make(c, null);
+    let segments = base.ao?.segments ?? [];
+    for (let attempt = 1; ; attempt++) {
+      const won = await claimOne(store, table, segments, opts);
+      const latest = await latestOrNull(store, table);
+      const now = (latest?.ao?.segments ?? []).find((s) => s.segno === won.claim.segno);
+      if ((now?.gen ?? 0) === (won.set?.gen ?? 0) && (now === undefined) === (won.set === null)) return make(won.claim, now ?? null);
+      await releaseClaim(store, won.claim);
+      if (attempt >= MAX_CLAIM_ATTEMPTS)
+        throw new PaxdError('conflict', SQLSTATE.serialization_failure, `could not append to relation "${table}": no segment set could be claimed in ${attempt} attempts`);
+      segments = latest?.ao?.segments ?? [];
     }
   }
 
@@ -239,5 +242,35 @@ export class AoAppender {
     this.state = 'aborted';
     if (wasOpen) for (const w of this.writers.values()) await w.abort().catch(() => undefined);
     await this.release();
+  }
+}
+
+/** Claims the newest committed set with room (not busy), or else a new segment number. */
+async function claimOne(store: ObjectStore, table: string, segments: readonly AoSegmentJson[], opts: AoAppenderOptions): Promise<{ claim: Claim; set: AoSegmentJson | null }> {
+  if (store.canAppend && opts.freshSegments !== true) {
+    const open = segments.filter((s) => Object.values(s.eof).every((e) => e < MAX_SEGMENT_BYTES)).sort((a, b) => b.segno - a.segno);
+    for (const s of open.slice(0, REUSE_CANDIDATES)) {
+      const c = await tryClaim(store, table, s.segno, s.gen);
+      if (c !== null) return { claim: c, set: s };
+    }
+  }
+  // A new set: one number above every number in use (committed, or claimed by anyone).
+  let segno = 0;
+  for (const s of segments) segno = Math.max(segno, s.segno);
+  for (const o of await store.list(`${table}/${CLAIMS_DIR}/`)) segno = Math.max(segno, parseClaimPath(o.path)?.segno ?? 0);
+  for (;;) {
+    segno++;
+    const c = await tryClaim(store, table, segno, 0);
+    if (c !== null) return { claim: c, set: null };
+  }
+}
+
+/** The latest snapshot, or null for a table whose first commit is this one (a prepared table). */
+async function latestOrNull(store: ObjectStore, table: string): Promise<SnapshotJson | null> {
+  try {
+    return await latestSnapshot(store, table);
+  } catch (e) {
+    if (isPaxdError(e) && e.kind === 'not_found') return null;
+    throw e;
   }
 }

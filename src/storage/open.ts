@@ -4,12 +4,13 @@
  *
  *   openStore('./paxd-data')   // LocalStore rooted at <cwd>/paxd-data
  */
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unsupported } from '../types/errors.js';
 import { LocalStore } from './local.js';
 import type { ObjectStore } from './store.js';
 
-export function openStore(uri: string): ObjectStore {
+export async function openStore(uri: string): Promise<ObjectStore> {
   if (uri.startsWith('s3://')) throw unsupported('object storage (s3://)');
-  return new LocalStore(uri.startsWith('file://') ? fileURLToPath(uri) : uri);
+  return new LocalStore(resolve(uri.startsWith('file://') ? fileURLToPath(uri) : uri));
 }
