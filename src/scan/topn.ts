@@ -24,7 +24,7 @@ import type { Batch, Column, Value } from '../types/column.js';
 import { ColumnBuilder, getValue } from '../types/builder.js';
 import { compareValues } from '../types/compare.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
-import type { Field } from '../types/type.js';
+import { physicalOf, type Field } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
@@ -164,6 +164,31 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
     scan.setBound(k.f.name, op, w, { orNull: k.nullsFirst });
   };
 
+  // Fast rejection on the first key for numeric columns: once the heap is full, a row whose
+  // first key is strictly worse than the worst row's is skipped on the typed array, with no
+  // Value extracted (no BigInt per int8/timestamp row). NULLs, NaN and ties take the full path.
+  const k0 = keys[0]!;
+  const p0 = physicalOf(k0.f.type);
+  const mode = p0 === 'i64' ? 2 : p0 === 'i16' || p0 === 'i32' || p0 === 'f32' || p0 === 'f64' ? 1 : 0;
+  let thrOk = false;
+  let thrNum = 0;
+  let thrHi = 0;
+  let thrLo = 0;
+  const setThreshold = () => {
+    thrOk = false;
+    if (mode === 0 || heap.length < capacity) return;
+    const w = heap[0]!.keys[0]!;
+    if (w === null) return;
+    if (mode === 1) {
+      thrNum = w as number;
+      thrOk = !Number.isNaN(thrNum);
+    } else {
+      thrHi = Number(BigInt.asIntN(32, (w as bigint) >> 32n));
+      thrLo = Number(BigInt.asUintN(32, w as bigint));
+      thrOk = true;
+    }
+  };
+
   if (capacity > 0) {
     await scan.begin();
     try {
@@ -172,9 +197,28 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
         const sel = b.selection;
         const n = sel === null ? b.length : sel.length;
         const key0 = b.columns[keyIdx[0]!]!;
+        const nums = mode === 1 ? (key0.values as Float64Array) : null;
+        const v32 = mode === 2 ? new Int32Array(key0.values.buffer, key0.values.byteOffset, key0.length * 2) : null;
+        const validity = key0.validity;
+        const desc = k0.desc;
         let changed = false;
-        for (let j = 0; j < n; j++) {
+        // Data is most often stored ascending (time): for a DESC first key, walk each batch
+        // backwards so the best rows of a batch come first and the rest fail fast. The order
+        // rows are offered in does not change the answer (ties compare by storage position).
+        for (let jj = 0; jj < n; jj++) {
+          const j = desc ? n - 1 - jj : jj;
           const i = sel === null ? j : sel[j]!;
+          if (thrOk && (validity === null || (validity[i >>> 3]! & (1 << (i & 7))) !== 0)) {
+            if (nums !== null) {
+              const v = nums[i]!;
+              if (v === v && (desc ? v < thrNum : v > thrNum)) continue;
+            } else if (v32 !== null) {
+              const hi = v32[2 * i + 1]!;
+              const lo = v32[2 * i]! >>> 0;
+              const c = hi !== thrHi ? (hi < thrHi ? -1 : 1) : lo === thrLo ? 0 : lo < thrLo ? -1 : 1;
+              if (desc ? c < 0 : c > 0) continue;
+            }
+          }
           const v0 = getValue(key0, i);
           if (heap.length === capacity) {
             const c = cmpKey(0, v0, heap[0]!.keys[0]!);
@@ -184,9 +228,11 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
             cand.row = out.map((_, ci) => getValue(b.columns[ci]!, i));
             heap[0] = cand;
             down(0);
+            setThreshold();
           } else {
             heap.push({ keys: keyIdx.map((ci, k) => (k === 0 ? v0 : getValue(b.columns[ci]!, i))), pos: base + i, row: out.map((_, ci) => getValue(b.columns[ci]!, i)) });
             up(heap.length - 1);
+            if (heap.length === capacity) setThreshold();
           }
           changed = true;
         }
