@@ -5,11 +5,20 @@
  *   ingest    lineitem CSV loaded by paxd, PostgreSQL COPY and DuckDB read_csv, and Arrow IPC by
  *             paxd (SF 1; --sf N, --runs N, --only paxd,pg,duckdb,arrow); --rss: peak RSS of a
  *             ~5 GB CSV ingest (SF 6.7, the file deleted afterwards unless --keep)
+ *   export    lineitem (SF 1; --sf N) exported to Parquet by paxd and by DuckDB's COPY … (FORMAT
+ *             parquet), zstd and snappy; --rss: peak RSS of exporting a 10M-row table (--rows N)
+ *   ao        a 200-column table in ao_column and PAX: what reading 2 columns touches (objects,
+ *             bytes) and costs (--rows N, --appends N)
+ *   s3        a projected scan of lineitem (SF 0.1; --sf N) from the local store and from s3rver:
+ *             rows/s, decoded MB/s, bytes and GETs fetched (--runs N)
  */
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   storage: () => import('./storage.js'),
   scan: () => import('./scan.js'),
   ingest: () => import('./ingest.js'),
+  export: () => import('./export.js'),
+  ao: () => import('./ao.js'),
+  s3: () => import('./s3.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

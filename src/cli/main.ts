@@ -250,6 +250,9 @@ function nonNegativeInt(name: string) {
 
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // The AWS SDK warns on every start under Node 20 (its 2027 releases need Node 22): noise for
+  // a command line tool that supports Node 20.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // `paxd stats t | head`: a closed pipe ends the output quietly, as for any Unix tool.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);

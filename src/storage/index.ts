@@ -35,3 +35,4 @@ export {
 } from './catalog.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
+export { S3Store, parseS3Uri, OUTCOME_UNKNOWN, type S3StoreOptions, type S3Metrics } from './s3.js';

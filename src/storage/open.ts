@@ -1,16 +1,18 @@
 /**
  * A store from its root URI, as `--data` and `PAXD_DATA` give it: a local folder path
- * (or file:// URL), or s3://bucket/prefix (not yet supported).
+ * (or file:// URL), or s3://bucket/prefix (an S3 or S3-compatible bucket, configured from
+ * the standard AWS environment; see ./s3.ts).
  *
- *   openStore('./paxd-data')   // LocalStore rooted at <cwd>/paxd-data
+ *   openStore('./paxd-data')         // LocalStore rooted at <cwd>/paxd-data
+ *   openStore('s3://lake/paxd')      // S3Store on bucket "lake", keys under "paxd/"
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { unsupported } from '../types/errors.js';
 import { LocalStore } from './local.js';
+import { S3Store } from './s3.js';
 import type { ObjectStore } from './store.js';
 
 export async function openStore(uri: string): Promise<ObjectStore> {
-  if (uri.startsWith('s3://')) throw unsupported('object storage (s3://)');
+  if (uri.startsWith('s3://')) return S3Store.fromUri(uri);
   return new LocalStore(resolve(uri.startsWith('file://') ? fileURLToPath(uri) : uri));
 }
