@@ -8,6 +8,7 @@ import { Database, DEFAULT_DATA, type Table } from '../database.js';
 import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
+import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../export/index.js';
 import { FORMATS, formatOf, type Format } from '../insert/formats.js';
 import { inferSchema, formatColumns } from '../insert/infer.js';
 import { openInput } from '../insert/input.js';
@@ -127,6 +128,40 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         p.done();
       }
     } finally {
+      await db.close();
+    }
+  });
+
+  dataOption(
+    program
+      .command('export <table>')
+      .description('write the table as Parquet: one file per data file, one row group per row group, deleted rows left out')
+      .requiredOption('--to <dir>', 'output folder (created if missing); files appear there complete or not at all')
+      .option('--codec <codec>', `Parquet compression: ${EXPORT_CODECS.join(', ')}`, 'zstd')
+      .option('--where <condition>', `only rows matching "col op value [and …]" (op: = <> != < <= > >=, or "col is [not] null"; quote text values: name = 'it''s')`)
+      .option('--min-group-rows <n>', 'merge row groups with fewer rows into the following ones (0: never)', nonNegativeInt('--min-group-rows'), DEFAULT_MIN_GROUP_ROWS)
+      .option('--verbose', 'print the summary even when not on a terminal'),
+  ).action(async (table: string, o) => {
+    if (!(EXPORT_CODECS as readonly string[]).includes(o.codec)) throw new PaxdError('usage', '22023', `unknown codec "${o.codec}": use ${EXPORT_CODECS.join(', ')}`);
+    const db = await Database.open(o.data);
+    const p = progress('export');
+    try {
+      const t = await db.table(table);
+      const r = await exportTable(t, {
+        to: o.to,
+        codec: o.codec as ExportCodec,
+        minGroupRows: o.minGroupRows,
+        ...(o.where !== undefined ? { where: parseWhere(o.where) } : {}),
+        onProgress: (x) => p.update(`file ${Math.min(x.filesDone + 1, x.filesTotal)}/${x.filesTotal}, ${formatCount(x.rows)} of ${formatCount(x.rowsTotal)} rows, ${formatBytes(x.bytes)}`),
+      });
+      p.done();
+      if (process.stdout.isTTY || o.verbose)
+        out(
+          `exported ${formatCount(r.rows)} rows of ${table} to ${o.to} in ${r.seconds.toFixed(2)} s (${r.mbPerSecond.toFixed(0)} MB/s): ` +
+            `${r.files.length} file(s), ${r.rowGroups} row group(s), ${formatBytes(r.bytes)} of Parquet (${o.codec})\n`,
+        );
+    } finally {
+      p.done();
       await db.close();
     }
   });

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableToIPC, Table as ArrowTable, vectorFromArray, Int32, Utf8, Float64 } from 'apache-arrow';
 import { runCli } from '../support/spawn.js';
@@ -26,7 +26,7 @@ function arrowFile(name: string, ids: number[], names: (string | null)[], xs: (n
 }
 
 test('every command has --help', async () => {
-  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
+  for (const cmd of ['create', 'ingest', 'export', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
     const r = await runCli([cmd, '--help']);
     assert.is(r.code, 0, `${cmd} --help: ${r.stderr}`);
     assert.match(r.stdout, `Usage: paxd ${cmd}`);
@@ -34,7 +34,7 @@ test('every command has --help', async () => {
   }
   const r = await runCli(['--help']);
   assert.is(r.code, 0);
-  for (const cmd of ['create', 'ingest', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
+  for (const cmd of ['create', 'ingest', 'export', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
 });
 
 test('create, ingest Arrow IPC, stats, check, tables', async () => {
@@ -84,6 +84,16 @@ test('create, ingest Arrow IPC, stats, check, tables', async () => {
   const after = JSON.parse((await runCli(['tables', '--json', ...data])).stdout);
   assert.is(after[0].rows, 8);
   assert.is(after[0].files, 1);
+
+  // export: one Parquet file per data file, the summary adds up
+  const outDir = join(dir, 'parquet');
+  r = await runCli(['export', 'people', '--to', outDir, '--codec', 'snappy', '--verbose', ...data]);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /exported 8 rows of people to .* 1 file\(s\), 1 row group\(s\)/);
+  assert.equal(readdirSync(outDir).filter((f) => f.endsWith('.parquet')).length, 1);
+  r = await runCli(['export', 'people', '--to', outDir, '--where', 'id >', ...data]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, '42601');
 
   r = await runCli(['vacuum', 'people', '--grace', '0', ...data]);
   assert.is(r.code, 0, r.stderr);
