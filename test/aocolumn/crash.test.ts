@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert';
 import { Database } from '../../src/database.js';
 import { getValue } from '../../src/types/builder.js';
 import { APPEND_COLUMNS, appendBatch } from '../support/appender.js';
-import { spawnTs } from '../support/spawn.js';
+import { spawnBundled } from '../support/bundle.js';
 import { tempDir } from '../support/tmp.js';
 import { readAll } from '../support/columns.js';
 import { Rng, testSeed } from '../support/random.js';
@@ -42,7 +42,7 @@ async function verify(db: Database, table: string, rowsPerCommit: number): Promi
   return new Set(seen.keys());
 }
 
-function collect(child: ReturnType<typeof spawnTs>, acked: Set<string>, onReady: () => void): void {
+function collect(child: ReturnType<typeof spawnBundled>, acked: Set<string>, onReady: () => void): void {
   let buf = '';
   child.stdout!.on('data', (d: Buffer) => {
     buf += d.toString();
@@ -70,7 +70,7 @@ test('ao_column: 50 SIGKILLs during appends: readable at the last commit, the ne
     const table = `crash${l}`;
     const acked = new Set<string>();
     for (let round = 0; round < ROUNDS; round++) {
-      const child = spawnTs('test/support/appender.ts', [dir, table, '1', String(round * 10_000), '1000000', String(ROWS)]);
+      const child = spawnBundled('test/support/appender.ts', [dir, table, '1', String(round * 10_000), '1000000', String(ROWS)]);
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));
       const exited = new Promise<void>((res) => child.on('exit', () => res()));
@@ -110,7 +110,7 @@ test('ao_column: two processes append 100 commits each to one table: 200 commits
   await db.createTable('conc', APPEND_COLUMNS, { layout: 'ao_column' });
   const acked = new Set<string>();
   const children = [1, 2].map((w) => {
-    const child = spawnTs('test/support/appender.ts', [dir, 'conc', String(w), '0', '100', '50']);
+    const child = spawnBundled('test/support/appender.ts', [dir, 'conc', String(w), '0', '100', '50']);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     collect(child, acked, () => undefined);
