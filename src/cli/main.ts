@@ -8,6 +8,7 @@ import { Database, DEFAULT_DATA, type Table } from '../database.js';
 import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
+import { query, queryAll, textRows, type QueryResult } from '../engine/index.js';
 import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../export/index.js';
 import { FORMATS, formatOf, type Format } from '../insert/formats.js';
 import { inferSchema, formatColumns } from '../insert/infer.js';
@@ -162,6 +163,45 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         );
     } finally {
       p.done();
+      await db.close();
+    }
+  });
+
+  dataOption(
+    program
+      .command('sql [statement]')
+      .description('run SQL (PostgreSQL dialect; a growing subset: single-table SELECT with WHERE, GROUP BY, HAVING, ORDER BY, LIMIT); reads statements from standard input when none is given')
+      .option('--format <format>', 'table, csv or json', 'table'),
+  ).action(async (statement: string | undefined, o) => {
+    if (!['table', 'csv', 'json'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv or json`);
+    const db = await Database.open(o.data);
+    try {
+      const sql =
+        statement ??
+        (await new Promise<string>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          process.stdin
+            .on('data', (c: Buffer) => chunks.push(c))
+            .on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+            .on('error', reject);
+        }));
+      const results: QueryResult[] = statement !== undefined ? [await query(db, sql)] : await queryAll(db, sql);
+      for (const r of results) {
+        const header = r.fields.map((f) => f.name);
+        const rows = textRows(r);
+        if (o.format === 'json') {
+          for (const row of rows) out(JSON.stringify(Object.fromEntries(header.map((h, i) => [h, row[i]]))) + '\n');
+        } else if (o.format === 'csv') {
+          // COPY's CSV: NULL is an empty field, an empty string is "".
+          const cell = (v: string | null) => (v === null ? '' : /[",\n\r]|^$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+          out(header.map(cell).join(',') + '\n');
+          for (const row of rows) out(row.map(cell).join(',') + '\n');
+        } else {
+          printTable(out, header, rows.map((row) => row.map((v) => v ?? '')));
+          out(`(${rows.length} row${rows.length === 1 ? '' : 's'})\n`);
+        }
+      }
+    } finally {
       await db.close();
     }
   });

@@ -26,7 +26,7 @@ function arrowFile(name: string, ids: number[], names: (string | null)[], xs: (n
 }
 
 test('every command has --help', async () => {
-  for (const cmd of ['create', 'ingest', 'export', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
+  for (const cmd of ['create', 'ingest', 'export', 'sql', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
     const r = await runCli([cmd, '--help']);
     assert.is(r.code, 0, `${cmd} --help: ${r.stderr}`);
     assert.match(r.stdout, `Usage: paxd ${cmd}`);
@@ -34,7 +34,7 @@ test('every command has --help', async () => {
   }
   const r = await runCli(['--help']);
   assert.is(r.code, 0);
-  for (const cmd of ['create', 'ingest', 'export', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
+  for (const cmd of ['create', 'ingest', 'export', 'sql', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
 });
 
 test('create, ingest Arrow IPC, stats, check, tables', async () => {
@@ -84,6 +84,17 @@ test('create, ingest Arrow IPC, stats, check, tables', async () => {
   const after = JSON.parse((await runCli(['tables', '--json', ...data])).stdout);
   assert.is(after[0].rows, 8);
   assert.is(after[0].files, 1);
+
+  // sql: embedded queries, in every output format; errors in psql's verbose form
+  r = await runCli(['sql', 'select count(*), min(id), max(name) from people where x is not null', '--format', 'json', ...data]);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout), { count: '6', min: '-7', max: 'zoë' });
+  r = await runCli(['sql', '--format', 'csv', ...data], { stdin: new TextEncoder().encode('select id, name from people where id < 2 order by id desc limit 3') });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, 'id,name\n1,ann\n1,ann\n-7,""\n');
+  r = await runCli(['sql', 'select id / 0 from people', ...data]);
+  assert.is(r.code, 1);
+  assert.is(r.stderr.trim(), 'paxd: ERROR:  22012: division by zero');
 
   // export: one Parquet file per data file, the summary adds up
   const outDir = join(dir, 'parquet');

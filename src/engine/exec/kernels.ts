@@ -1,0 +1,264 @@
+/**
+ * Scalar kernels over the engine's value representation, one per operation over all types
+ * (STYLE.md habit 3): casts, arithmetic with PostgreSQL's overflow and division errors, and
+ * comparison. The batch evaluator (./eval.ts) runs them in one loop per expression node.
+ *
+ * Values per engine type: int2/int4/date and floats are numbers, int8/timestamp bigints,
+ * numeric exact decimal text, text types strings, bool booleans.
+ */
+import { type PgType, type Value, SQLSTATE, formatText, parseText } from '../../types/index.js';
+import { compareValues } from '../../types/compare.js';
+import { addDecimal, formatDecimal, parseDecimal, type DecimalValue } from '../../stats/decimal-text.js';
+import type { ArithOp, CmpOp } from '../expr.js';
+import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
+import { categoryOf } from '../types.js';
+
+const INT_LIMITS = {
+  int2: [-32768, 32767, 'smallint'],
+  int4: [-2147483648, 2147483647, 'integer'],
+} as const;
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
+const US_PER_DAY = 86_400_000_000n;
+
+function checkInt(id: 'int2' | 'int4', r: number): number {
+  const [lo, hi, name] = INT_LIMITS[id];
+  if (r < lo || r > hi) throw outOfRange(name);
+  return r;
+}
+
+function checkInt8(r: bigint): bigint {
+  if (r < INT8_MIN || r > INT8_MAX) throw outOfRange('bigint');
+  return r;
+}
+
+/** Arithmetic on two non-NULL operands already of `type` (the operator's input and result type). */
+export function arith(type: PgType, op: ArithOp, a: Value, b: Value): Value {
+  switch (type.id) {
+    case 'int2':
+    case 'int4': {
+      const x = a as number;
+      const y = b as number;
+      switch (op) {
+        case '+':
+          return checkInt(type.id, x + y);
+        case '-':
+          return checkInt(type.id, x - y);
+        case '*':
+          return checkInt(type.id, x * y);
+        case '/':
+          if (y === 0) throw divisionByZero();
+          return checkInt(type.id, Math.trunc(x / y));
+        case '%':
+          if (y === 0) throw divisionByZero();
+          return x % y | 0;
+      }
+      break;
+    }
+    case 'int8': {
+      const x = a as bigint;
+      const y = b as bigint;
+      switch (op) {
+        case '+':
+          return checkInt8(x + y);
+        case '-':
+          return checkInt8(x - y);
+        case '*':
+          return checkInt8(x * y);
+        case '/':
+          if (y === 0n) throw divisionByZero();
+          return checkInt8(x / y);
+        case '%':
+          if (y === 0n) throw divisionByZero();
+          return x % y;
+      }
+      break;
+    }
+    case 'float4':
+    case 'float8': {
+      const x = a as number;
+      const y = b as number;
+      let r: number;
+      switch (op) {
+        case '+':
+          r = x + y;
+          break;
+        case '-':
+          r = x - y;
+          break;
+        case '*':
+          r = x * y;
+          break;
+        case '/':
+          if (y === 0) throw divisionByZero();
+          r = x / y;
+          break;
+        case '%':
+          throw notSupported('operator % on floating-point types');
+      }
+      if (type.id === 'float4') r = Math.fround(r);
+      if (!Number.isFinite(r) && !Number.isNaN(r) && Number.isFinite(x) && Number.isFinite(y)) throw floatOverflow();
+      return r;
+    }
+    case 'numeric':
+      return numericArith(op, a as string, b as string);
+    default:
+      break;
+  }
+  throw notSupported(`operator ${op} on type ${type.id}`);
+}
+
+function numericArith(op: ArithOp, a: string, b: string): string {
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  if (x.kind === 'nan' || y.kind === 'nan') return 'NaN';
+  if (x.kind !== 'finite' || y.kind !== 'finite') throw notSupported('numeric arithmetic with Infinity');
+  switch (op) {
+    case '+':
+      return formatDecimal(addDecimal(x, y));
+    case '-':
+      return formatDecimal(addDecimal(x, negate(y)));
+    case '*':
+      // numeric_mul: the result's display scale is the sum of the inputs' (numeric.c mul_var)
+      return formatDecimal({ kind: 'finite', coef: x.coef * y.coef, scale: x.scale + y.scale });
+    case '/':
+    case '%':
+      throw notSupported(`numeric operator ${op}`);
+  }
+}
+
+function negate(d: DecimalValue): DecimalValue {
+  return { ...d, coef: -d.coef };
+}
+
+export function negateValue(type: PgType, v: Value): Value {
+  switch (type.id) {
+    case 'int2':
+    case 'int4':
+      return checkInt(type.id, -(v as number));
+    case 'int8':
+      return checkInt8(-(v as bigint));
+    case 'float4':
+    case 'float8':
+      return -(v as number);
+    case 'numeric': {
+      const d = parseDecimal(v as string);
+      return d.kind === 'finite' ? formatDecimal(negate(d)) : d.kind === 'pinf' ? '-Infinity' : d.kind === 'ninf' ? 'Infinity' : 'NaN';
+    }
+    default:
+      throw notSupported(`unary minus on type ${type.id}`);
+  }
+}
+
+/** Three-way comparison of two non-NULL values of the same engine type. */
+export function compare(type: PgType, a: Value, b: Value): number {
+  return compareValues(type, a, b);
+}
+
+export function compareOp(op: CmpOp, c: number): boolean {
+  switch (op) {
+    case '=':
+      return c === 0;
+    case '<>':
+      return c !== 0;
+    case '<':
+      return c < 0;
+    case '<=':
+      return c <= 0;
+    case '>':
+      return c > 0;
+    case '>=':
+      return c >= 0;
+  }
+}
+
+/** Formats a non-NULL engine value as PostgreSQL's output function does. */
+export function toText(type: PgType, v: Value): string {
+  if (type.id === 'numeric' && typeof v === 'string') return v;
+  return formatText(type, v);
+}
+
+/**
+ * Casts a non-NULL value between engine types (PostgreSQL's cast functions): integer widening
+ * and narrowing with range checks, integer/numeric to float, float and numeric to integer
+ * rounding as PostgreSQL does, anything to and from text through the types' text I/O, date to
+ * timestamp and back. Other casts are 0A000.
+ */
+export function castValue(from: PgType, to: PgType, v: Value): Value {
+  if (from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar') return v;
+  const cf = categoryOf(from);
+  const ct = categoryOf(to);
+  if (cf === 'string') return parseText(to, v as string);
+  if (ct === 'string') return parseText(to, toText(from, v));
+  if (cf === 'numeric' && ct === 'numeric') return castNumber(from, to, v);
+  if (from.id === 'date' && to.id === 'timestamp') return BigInt(v as number) * US_PER_DAY;
+  if (from.id === 'timestamp' && to.id === 'date') {
+    const us = v as bigint;
+    const days = us / US_PER_DAY - (us % US_PER_DAY < 0n ? 1n : 0n);
+    return Number(days);
+  }
+  throw notSupported(`cast from ${from.id} to ${to.id}`);
+}
+
+function castNumber(from: PgType, to: PgType, v: Value): Value {
+  switch (to.id) {
+    case 'int2':
+    case 'int4': {
+      const n = from.id === 'int8' ? toSafeNumber(v as bigint, to.id) : from.id === 'numeric' ? roundNumericText(v as string, to.id) : isFloatId(from.id) ? rint(v as number, to.id) : (v as number);
+      return checkInt(to.id, n);
+    }
+    case 'int8':
+      if (from.id === 'numeric') return checkInt8(roundNumericBig(v as string, 'bigint'));
+      if (isFloatId(from.id)) {
+        const x = v as number;
+        if (!Number.isFinite(x) || Math.abs(x) >= 9223372036854775808) throw outOfRange('bigint');
+        return BigInt(roundHalfEven(x));
+      }
+      return BigInt(v as number);
+    case 'float4':
+      return Math.fround(from.id === 'numeric' ? Number(v as string) : Number(v));
+    case 'float8':
+      return from.id === 'numeric' ? Number(v as string) : Number(v);
+    case 'numeric':
+      if (isFloatId(from.id)) throw notSupported(`cast from ${from.id} to numeric`);
+      return String(v);
+    default:
+      throw notSupported(`cast from ${from.id} to ${to.id}`);
+  }
+}
+
+function isFloatId(id: string): boolean {
+  return id === 'float4' || id === 'float8';
+}
+
+function toSafeNumber(v: bigint, id: 'int2' | 'int4'): number {
+  if (v < -(2n ** 31n) || v > 2n ** 31n) throw outOfRange(INT_LIMITS[id][2]);
+  return Number(v);
+}
+
+/** float to integer: rint(), round half to even, as float8_int4 does. */
+function rint(x: number, id: 'int2' | 'int4'): number {
+  if (!Number.isFinite(x)) throw outOfRange(INT_LIMITS[id][2]);
+  return roundHalfEven(x);
+}
+
+function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** numeric to integer rounds half away from zero (numeric_int4). */
+function roundNumericBig(s: string, name: 'smallint' | 'integer' | 'bigint'): bigint {
+  const d = parseDecimal(s);
+  if (d.kind !== 'finite') throw new SqlError('unsupported', SQLSTATE.feature_not_supported, `cannot convert ${s} to ${name}`);
+  const p = 10n ** BigInt(d.scale);
+  const a = d.coef < 0n ? -d.coef : d.coef;
+  let q = a / p;
+  if ((a % p) * 2n >= p) q += 1n;
+  return d.coef < 0n ? -q : q;
+}
+
+function roundNumericText(s: string, id: 'int2' | 'int4'): number {
+  const b = roundNumericBig(s, INT_LIMITS[id][2]);
+  return toSafeNumber(b, id);
+}

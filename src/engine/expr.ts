@@ -1,0 +1,56 @@
+/**
+ * Bound expressions: immutable trees built by the frozen factory `E`, typed with PostgreSQL's
+ * rules by the binder (./bind.ts) and evaluated batch at a time (./exec/eval.ts). A column
+ * is a slot of the row layout the expression runs over: the scan's projected columns before
+ * aggregation, the group keys followed by the aggregates after it.
+ *
+ * Every operand of an operator already has the operator's input type (the binder inserts
+ * casts), so evaluation never resolves types. Numeric values are exact decimal text in the
+ * engine ("12.50"), whatever the stored layout (./types.ts `engineType`).
+ */
+import type { Value } from '../types/index.js';
+import type { PgType } from '../types/index.js';
+
+export type ArithOp = '+' | '-' | '*' | '/' | '%';
+export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
+
+export type Expr =
+  | { readonly kind: 'column'; readonly slot: number; readonly type: PgType; readonly name: string }
+  | { readonly kind: 'const'; readonly value: Value; readonly type: PgType }
+  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: PgType }
+  | { readonly kind: 'arith'; readonly op: ArithOp; readonly left: Expr; readonly right: Expr; readonly type: PgType }
+  | { readonly kind: 'neg'; readonly arg: Expr; readonly type: PgType }
+  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: Expr; readonly right: Expr; readonly type: PgType }
+  | { readonly kind: 'and' | 'or'; readonly args: readonly Expr[]; readonly type: PgType }
+  | { readonly kind: 'not'; readonly arg: Expr; readonly type: PgType }
+  | { readonly kind: 'isNull'; readonly arg: Expr; readonly negated: boolean; readonly type: PgType };
+
+export type ExprKind = Expr['kind'];
+
+export const BOOL: PgType = Object.freeze({ id: 'bool' });
+
+const freeze = <T extends object>(x: T): T => Object.freeze(x);
+
+/** Factories of bound expressions; every node is frozen, so plans can be cached and shared. */
+export const E = freeze({
+  column: (slot: number, type: PgType, name: string): Expr => freeze({ kind: 'column', slot, type, name }),
+  const: (value: Value, type: PgType): Expr => freeze({ kind: 'const', value, type }),
+  cast: (arg: Expr, type: PgType): Expr => freeze({ kind: 'cast', arg, type }),
+  arith: (op: ArithOp, left: Expr, right: Expr, type: PgType): Expr => freeze({ kind: 'arith', op, left, right, type }),
+  neg: (arg: Expr): Expr => freeze({ kind: 'neg', arg, type: arg.type }),
+  cmp: (op: CmpOp, left: Expr, right: Expr): Expr => freeze({ kind: 'cmp', op, left, right, type: BOOL }),
+  and: (args: readonly Expr[]): Expr => (args.length === 1 ? args[0]! : freeze({ kind: 'and', args: freeze([...args]), type: BOOL })),
+  or: (args: readonly Expr[]): Expr => (args.length === 1 ? args[0]! : freeze({ kind: 'or', args: freeze([...args]), type: BOOL })),
+  not: (arg: Expr): Expr => freeze({ kind: 'not', arg, type: BOOL }),
+  isNull: (arg: Expr, negated: boolean): Expr => freeze({ kind: 'isNull', arg, negated, type: BOOL }),
+});
+
+/** The top-level conjuncts of a condition: `a AND (b AND c)` is [a, b, c]. */
+export function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'and' ? e.args.flatMap(conjuncts) : [e];
+}
+
+/** A structural key of an expression, equal for equal trees (GROUP BY matching, dedup). */
+export function exprKey(e: Expr): string {
+  return JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Array.from(v) : v));
+}

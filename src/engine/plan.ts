@@ -1,0 +1,89 @@
+/**
+ * The planner: a BoundSelect becomes one of three immutable plans, choosing what the scan
+ * layer can do for it (issue 6, DESIGN.md "The source contract"):
+ *
+ *   stats-aggregate  plain aggregates of bare columns, no GROUP BY, WHERE fully pushed:
+ *                    Table.aggregate answers whole row groups from their statistics.
+ *   top-n            ORDER BY bare columns with LIMIT, no aggregation, WHERE fully pushed:
+ *                    Table.topN keeps a bounded heap and pushes a running bound into the scan.
+ *   pipeline         scan → filter → [hash aggregate → HAVING] → project → [sort] → limit.
+ *
+ * Every plan reads only the columns the query names. WHERE conjuncts that compare a bare
+ * column with a constant of the column's own type (=, <>, <, <=, >, >=, IS [NOT] NULL, and
+ * AND/OR/NOT of those, which covers BETWEEN and IN lists) are pushed into the scan, where zone
+ * maps skip groups and zones; the rest is the residual filter the engine evaluates.
+ */
+import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
+import { P } from '../scan/index.js';
+import type { Field } from '../types/index.js';
+import type { BoundSelect } from './bind.js';
+import { type Expr, E, conjuncts } from './expr.js';
+
+export type Plan =
+  | { readonly kind: 'stats-aggregate'; readonly query: BoundSelect; readonly specs: readonly AggSpec[]; readonly where: Predicate | undefined }
+  | { readonly kind: 'top-n'; readonly query: BoundSelect; readonly orderBy: readonly OrderKey[]; readonly where: Predicate | undefined }
+  | { readonly kind: 'pipeline'; readonly query: BoundSelect; readonly where: Predicate | undefined; readonly residual: Expr | null };
+
+export function plan(q: BoundSelect): Plan {
+  const pushed: Predicate[] = [];
+  const residual: Expr[] = [];
+  for (const c of q.where === null ? [] : conjuncts(q.where)) {
+    const p = toPredicate(c, q.columns);
+    if (p === null) residual.push(c);
+    else pushed.push(p);
+  }
+  const where = pushed.length === 0 ? undefined : P.and(...pushed);
+  const rest = residual.length === 0 ? null : E.and(residual);
+
+  if (rest === null && q.grouping !== null && q.grouping.keys.length === 0 && q.having === null) {
+    const specs = q.grouping.aggs.map((a): AggSpec | null => {
+      if (a.arg === null) return { fn: 'count_star' };
+      return a.arg.kind === 'column' ? { fn: a.fn, column: q.columns[a.arg.slot]!.name } : null;
+    });
+    if (specs.every((s) => s !== null)) return Object.freeze({ kind: 'stats-aggregate', query: q, specs: specs as AggSpec[], where });
+  }
+  if (rest === null && q.grouping === null && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
+    const orderBy = q.orderBy.map((o): OrderKey => ({ column: (o.expr as Extract<Expr, { kind: 'column' }>).name, desc: o.desc, nullsFirst: o.nullsFirst }));
+    return Object.freeze({ kind: 'top-n', query: q, orderBy, where });
+  }
+  return Object.freeze({ kind: 'pipeline', query: q, where, residual: rest });
+}
+
+const FLIP = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
+
+/** The scan predicate equal to `e`, or null when `e` is not over bare columns and constants. */
+function toPredicate(e: Expr, columns: readonly Field[]): Predicate | null {
+  switch (e.kind) {
+    case 'cmp': {
+      let col = e.left;
+      let val = e.right;
+      let op = e.op;
+      if (col.kind !== 'column') {
+        [col, val] = [val, col];
+        op = FLIP[op];
+      }
+      if (col.kind !== 'column' || val.kind !== 'const') return null;
+      const f = columns[col.slot]!;
+      // Only where the constant is already of the stored type: numeric (text in the engine,
+      // rounded by the scan's parser) and bpchar (padding) stay residual for now.
+      if (f.type.id !== col.type.id || f.type.id === 'numeric' || f.type.id === 'bpchar' || val.type.id !== f.type.id) return null;
+      if (val.value === null) return null;
+      return { kind: 'cmp', column: f.name, op, value: val.value };
+    }
+    case 'isNull':
+      if (e.arg.kind !== 'column') return null;
+      return e.negated ? P.isNotNull(columns[e.arg.slot]!.name) : P.isNull(columns[e.arg.slot]!.name);
+    case 'and':
+    case 'or': {
+      const args = e.args.map((a) => toPredicate(a, columns));
+      if (args.some((a) => a === null)) return null;
+      return e.kind === 'and' ? P.and(...(args as Predicate[])) : P.or(...(args as Predicate[]));
+    }
+    case 'not': {
+      const a = toPredicate(e.arg, columns);
+      return a === null ? null : P.not(a);
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * A query's result: column names and PostgreSQL types, and the rows as engine values
+ * (numeric as exact text). `textRows` prints them as PostgreSQL's output functions do, the
+ * form psql and the wire protocol's text format show:
+ *
+ *   const r = await query(db, 'SELECT count(*), avg(x) FROM t');
+ *   textRows(r)   // [['3', '2.0000000000000000']]
+ */
+import type { PgType, Value } from '../types/index.js';
+import { toText } from './exec/kernels.js';
+
+export interface ResultField {
+  readonly name: string;
+  readonly type: PgType;
+}
+
+export interface QueryResult {
+  /** The command tag's verb: 'SELECT'. */
+  readonly command: string;
+  readonly fields: readonly ResultField[];
+  readonly rows: readonly (readonly Value[])[];
+}
+
+/** Each row as PostgreSQL's text output, NULL as null. */
+export function textRows(r: QueryResult): (string | null)[][] {
+  return r.rows.map((row) => row.map((v, i) => (v === null ? null : toText(r.fields[i]!.type, v))));
+}
+
+/** PostgreSQL's command tag: `SELECT 3`. */
+export function commandTag(r: QueryResult): string {
+  return `${r.command} ${r.rows.length}`;
+}

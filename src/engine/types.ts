@@ -1,0 +1,109 @@
+/**
+ * PostgreSQL's type rules for the subset the engine supports (PostgreSQL 15 docs, chapter 10
+ * "Type Conversion"): which implicit casts exist, the common type of two operands, and the
+ * result types of operators and aggregates.
+ *
+ *   arithType(int4, int8)      // int8     (int48pl)
+ *   arithType(int4, numeric)   // numeric  (int4 casts implicitly to numeric)
+ *   arithType(float4, int4)    // float8   (no float4-int4 operator; float8 is preferred)
+ *
+ * Numeric categories rank int2 < int4 < int8 < numeric < float4 < float8; a mixed operation
+ * casts both sides to the higher one, except that float4 mixed with anything but float4 is
+ * float8. Text types (text, varchar, bpchar) compare as text unless both are bpchar.
+ */
+import { type PgType, type TypeId, isDecimal128 } from '../types/index.js';
+
+export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'other';
+
+const NUMERIC_RANK: Partial<Record<TypeId, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
+
+export const T = Object.freeze({
+  int2: Object.freeze({ id: 'int2' }) as PgType,
+  int4: Object.freeze({ id: 'int4' }) as PgType,
+  int8: Object.freeze({ id: 'int8' }) as PgType,
+  float4: Object.freeze({ id: 'float4' }) as PgType,
+  float8: Object.freeze({ id: 'float8' }) as PgType,
+  numeric: Object.freeze({ id: 'numeric' }) as PgType,
+  text: Object.freeze({ id: 'text' }) as PgType,
+  bool: Object.freeze({ id: 'bool' }) as PgType,
+  date: Object.freeze({ id: 'date' }) as PgType,
+  timestamp: Object.freeze({ id: 'timestamp' }) as PgType,
+});
+
+/** The type the engine computes in: numeric(p,s) is decimal128 on disk but exact text here. */
+export function engineType(t: PgType): PgType {
+  return isDecimal128(t) ? T.numeric : t;
+}
+
+export function categoryOf(t: PgType): Category {
+  switch (t.id) {
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'float4':
+    case 'float8':
+    case 'numeric':
+      return 'numeric';
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return 'string';
+    case 'bool':
+      return 'bool';
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'datetime';
+    case 'bytea':
+    case 'uuid':
+    case 'jsonb':
+      return 'other';
+    default: {
+      const never: never = t.id;
+      throw new Error(`unknown type ${String(never)}`);
+    }
+  }
+}
+
+export function isInteger(t: PgType): boolean {
+  return t.id === 'int2' || t.id === 'int4' || t.id === 'int8';
+}
+
+export function isFloat(t: PgType): boolean {
+  return t.id === 'float4' || t.id === 'float8';
+}
+
+/** The common type of two numeric operands (arithmetic and comparison), as above. */
+export function numericCommon(a: PgType, b: PgType): PgType {
+  if (a.id === b.id) return engineType(a);
+  if (isFloat(a) || isFloat(b)) return T.float8;
+  return NUMERIC_RANK[a.id]! >= NUMERIC_RANK[b.id]! ? engineType(a) : engineType(b);
+}
+
+/**
+ * The common type of two operands compared with each other, or null when PostgreSQL has no
+ * such operator (then 42883). date vs timestamp compares as timestamp.
+ */
+export function comparisonType(a: PgType, b: PgType): PgType | null {
+  const ca = categoryOf(a);
+  const cb = categoryOf(b);
+  if (ca !== cb) return null;
+  switch (ca) {
+    case 'numeric':
+      return numericCommon(a, b);
+    case 'string':
+      return a.id === 'bpchar' && b.id === 'bpchar' ? a : T.text;
+    case 'bool':
+      return T.bool;
+    case 'datetime':
+      if (a.id === b.id) return a;
+      if (a.id === 'timestamptz' || b.id === 'timestamptz') return null; // needs the session time zone
+      return T.timestamp;
+    case 'other':
+      return a.id === b.id ? a : null;
+    default: {
+      const never: never = ca;
+      throw new Error(`unknown category ${String(never)}`);
+    }
+  }
+}
