@@ -8,6 +8,7 @@ import { Database, DEFAULT_DATA, type Table } from '../database.js';
 import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
+import { startServer, parseListen, formatListen, DEFAULT_LISTEN } from '../pgwire/index.js';
 import { query, queryAll, textRows, type QueryResult } from '../engine/index.js';
 import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../export/index.js';
 import { FORMATS, formatOf, type Format } from '../insert/formats.js';
@@ -204,6 +205,44 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     } finally {
       await db.close();
     }
+  });
+
+  dataOption(
+    program
+      .command('serve')
+      .description('serve the store to PostgreSQL clients (psql, drivers) over the wire protocol; for now trust authentication, on loopback only')
+      .option('--listen <address>', 'host:port, [ipv6]:port or :port (0 picks a free port)', DEFAULT_LISTEN)
+      .option('--max-message-size <bytes>', 'largest message a client may send', positiveInt('--max-message-size'))
+      .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections')),
+  ).action(async (o) => {
+    const { host, port } = parseListen(o.listen);
+    const db = await Database.open(o.data);
+    let srv: Awaited<ReturnType<typeof startServer>>;
+    try {
+      srv = await startServer({
+        db,
+        host,
+        port,
+        ...(o.maxMessageSize !== undefined ? { maxMessageSize: o.maxMessageSize } : {}),
+        ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}),
+      });
+    } catch (e) {
+      await db.close();
+      throw e; // trust on a non-loopback address, address in use, …
+    }
+    out(`paxd: listening on ${formatListen(srv.host, srv.port)} (store ${o.data})\n`);
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      const stop = (s: NodeJS.Signals) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve(s);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    out(`paxd: ${signal}: stopping\n`);
+    await srv.close(); // ends every connection at once for now (graceful SIGTERM: issue 9)
+    await db.close();
   });
 
   dataOption(program.command('stats <table>').description('per-column and per-group statistics').option('--json', 'one JSON object')).action(

@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableToIPC, Table as ArrowTable, vectorFromArray, Int32, Utf8, Float64 } from 'apache-arrow';
-import { runCli } from '../support/spawn.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { runCli, ROOT } from '../support/spawn.js';
 import { tempDir } from '../support/tmp.js';
 
 const dir = tempDir();
@@ -26,7 +27,7 @@ function arrowFile(name: string, ids: number[], names: (string | null)[], xs: (n
 }
 
 test('every command has --help', async () => {
-  for (const cmd of ['create', 'ingest', 'export', 'sql', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
+  for (const cmd of ['create', 'ingest', 'export', 'sql', 'serve', 'stats', 'check', 'tables', 'vacuum', 'compact']) {
     const r = await runCli([cmd, '--help']);
     assert.is(r.code, 0, `${cmd} --help: ${r.stderr}`);
     assert.match(r.stdout, `Usage: paxd ${cmd}`);
@@ -34,7 +35,7 @@ test('every command has --help', async () => {
   }
   const r = await runCli(['--help']);
   assert.is(r.code, 0);
-  for (const cmd of ['create', 'ingest', 'export', 'sql', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
+  for (const cmd of ['create', 'ingest', 'export', 'sql', 'serve', 'stats', 'check', 'tables', 'vacuum', 'compact']) assert.match(r.stdout, cmd);
 });
 
 test('create, ingest Arrow IPC, stats, check, tables', async () => {
@@ -110,6 +111,34 @@ test('create, ingest Arrow IPC, stats, check, tables', async () => {
   assert.is(r.code, 0, r.stderr);
   r = await runCli(['check', 'people', ...data]);
   assert.is(r.code, 0, r.stderr);
+});
+
+test('serve: psql queries the store over the wire; SIGTERM stops the server cleanly', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/cli.ts'), 'serve', '--listen', '127.0.0.1:0', ...data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  try {
+    const port = await new Promise<number>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no listening line: ${stdout} ${stderr}`)), 20_000);
+      child.stdout!.on('data', (d) => {
+        stdout += d;
+        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stdout);
+        if (m) {
+          clearTimeout(timer);
+          res(Number(m[1]));
+        }
+      });
+    });
+    const r = spawnSync('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-At', '-h', '127.0.0.1', '-p', String(port), '-U', 'paxd', '-d', 'paxd', '-c', 'select count(*), max(id) from people'], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    assert.is(r.stdout.trim(), '8|10');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.is(await exited, 0, stderr);
+  assert.match(stdout, 'SIGTERM: stopping');
 });
 
 test('errors: one line, SQLSTATE, non-zero exit, nothing committed', async () => {

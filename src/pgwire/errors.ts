@@ -1,0 +1,110 @@
+/**
+ * Errors of the wire protocol layer, one constructor per situation. Each is a PaxdError with
+ * PostgreSQL's SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html) and the
+ * wording PostgreSQL's backend uses, so clients that match on either keep working.
+ */
+import { PaxdError, SQLSTATE } from '../types/index.js';
+
+/** SQLSTATEs this layer uses that the lower layers do not. */
+export const WIRE_SQLSTATE = {
+  protocol_violation: '08P01',
+  invalid_authorization_specification: '28000',
+  in_failed_sql_transaction: '25P02',
+  active_sql_transaction: '25001',
+  no_active_sql_transaction: '25P01',
+  undefined_object: '42704',
+  invalid_parameter_value: '22023',
+  too_many_connections: '53300',
+  query_canceled: '57014',
+  admin_shutdown: '57P01',
+  undefined_prepared_statement: '26000',
+  invalid_cursor_name: '34000',
+} as const;
+
+/** 08P01: the bytes do not follow protocol 3.0; the connection ends after it. */
+export function protocolViolation(message: string): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, message);
+}
+
+/** A declared length outside what the message kind allows: `invalid message length 4000000000 for message type 'Q' (at most 1024)`. */
+export function invalidLength(what: string, length: number, min: number, max: number): PaxdError {
+  return protocolViolation(`invalid length ${length} of ${what}: expected ${min} to ${max} bytes`);
+}
+
+/** A message whose body ends before its fields do: `unexpected end of Bind message at byte 12 of 12`. */
+export function truncatedMessage(what: string, at: number, size: number): PaxdError {
+  return protocolViolation(`invalid ${what} message format: ended at byte ${at} of ${size}, a field is missing`);
+}
+
+/** A message with bytes left after its last field. */
+export function trailingBytes(what: string, used: number, size: number): PaxdError {
+  return protocolViolation(`invalid ${what} message format: ${size - used} bytes left after the last field (used ${used} of ${size})`);
+}
+
+/** A string field without its NUL terminator. */
+export function unterminatedString(what: string, at: number): PaxdError {
+  return protocolViolation(`invalid string in ${what} message: no NUL terminator after byte ${at}`);
+}
+
+/** A message code that is not a frontend message: `invalid frontend message type 122`. */
+export function unknownMessage(code: number): PaxdError {
+  return protocolViolation(`invalid frontend message type ${code} ('${String.fromCharCode(code)}')`);
+}
+
+/** A startup packet with a protocol version paxd does not speak (major != 3). */
+export function unsupportedProtocol(code: number): PaxdError {
+  return new PaxdError(
+    'unsupported',
+    SQLSTATE.feature_not_supported,
+    `unsupported frontend protocol ${code >>> 16}.${code & 0xffff}: server supports 3.0 to 3.0`,
+  );
+}
+
+/** A StartupMessage without the mandatory `user` parameter. */
+export function noUser(): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.invalid_authorization_specification, 'no PostgreSQL user name specified in startup packet');
+}
+
+/** 25P02: a statement in a transaction block that already failed. */
+export function inFailedTransaction(): PaxdError {
+  return new PaxdError(
+    'invalid_input',
+    WIRE_SQLSTATE.in_failed_sql_transaction,
+    'current transaction is aborted, commands ignored until end of transaction block',
+  );
+}
+
+/** 42704: SET/SHOW of a name paxd does not know. */
+export function unknownParameter(name: string): PaxdError {
+  return new PaxdError('not_found', WIRE_SQLSTATE.undefined_object, `unrecognized configuration parameter "${name}"`);
+}
+
+/** 22023: a value a parameter does not accept. */
+export function invalidParameterValue(name: string, value: string, expected: string): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.invalid_parameter_value, `invalid value for parameter "${name}": "${value}"`, {
+    detail: `Expected ${expected}.`,
+  });
+}
+
+/** 26000 / 34000: a named statement or portal that does not exist. */
+export function unknownStatement(name: string): PaxdError {
+  return new PaxdError('not_found', WIRE_SQLSTATE.undefined_prepared_statement, `prepared statement "${name}" does not exist`);
+}
+
+export function unknownPortal(name: string): PaxdError {
+  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_cursor_name, `portal "${name}" does not exist`);
+}
+
+/** What `paxd serve` says when asked to trust clients on an address others can reach. */
+export function trustNotLoopback(host: string): PaxdError {
+  return new PaxdError(
+    'usage',
+    SQLSTATE.invalid_parameter_value,
+    `refusing to listen on ${host} with trust authentication: trust is allowed only on a loopback address (127.0.0.1, ::1, localhost); configure users with SCRAM-SHA-256 to listen elsewhere`,
+  );
+}
+
+/** 53300: past the configured number of connections, as PostgreSQL words it. */
+export function tooManyConnections(): PaxdError {
+  return new PaxdError('io', WIRE_SQLSTATE.too_many_connections, 'sorry, too many clients already');
+}

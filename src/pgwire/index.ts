@@ -1,0 +1,20 @@
+/**
+ * The PostgreSQL wire protocol (v3) server: psql, drivers and postgres_fdw talk to paxd
+ * through it (issue 9). `paxd serve` uses startServer and parseListen; nothing else leaves
+ * this folder.
+ *
+ *   constants.ts   every protocol byte, named: message codes, startup codes, limits
+ *   frames.ts      FrameReader: a byte stream → startup packets and messages, lengths checked first
+ *   frontend.ts    one parse function per frontend message
+ *   backend.ts     one writer per backend message
+ *   oids.ts        PostgreSQL type OIDs, sizes and typmods of paxd's types
+ *   params.ts      run-time parameters: SET/SHOW/RESET, ParameterStatus
+ *   statements.ts  a query string → statements, sorted into session commands and engine queries
+ *   session.ts     one connection: startup, simple and extended query protocols, transactions
+ *   server.ts      listening, connection limits, shutdown
+ *   listen.ts      `--listen host:port`
+ *   errors.ts      this layer's SQLSTATEs and messages
+ */
+export { startServer, isLoopback, type ServerOptions, type RunningServer } from './server.js';
+export { parseListen, formatListen, DEFAULT_LISTEN, DEFAULT_HOST, DEFAULT_PORT, type ListenAddress } from './listen.js';
+export { SERVER_VERSION } from './params.js';

@@ -1,0 +1,69 @@
+/**
+ * PostgreSQL's type OIDs and typmods for paxd's types, as RowDescription and
+ * ParameterDescription carry them (src/include/catalog/pg_type.dat; typmods as
+ * varchar/numeric's typmodin compute them: VARHDRSZ (4) plus the declared size).
+ *
+ *   typeOid({ id: 'varchar', length: 10 })                  // 1043
+ *   typmodOf({ id: 'varchar', length: 10 })                 // 14
+ *   typmodOf({ id: 'numeric', precision: 12, scale: 2 })    // (12 << 16 | 2) + 4 = 786438
+ */
+import type { PgType, TypeId } from '../types/index.js';
+
+export const TYPE_OID: Readonly<Record<TypeId, number>> = {
+  int2: 21,
+  int4: 23,
+  int8: 20,
+  float4: 700,
+  float8: 701,
+  bool: 16,
+  text: 25,
+  varchar: 1043,
+  bpchar: 1042,
+  bytea: 17,
+  date: 1082,
+  timestamp: 1114,
+  timestamptz: 1184,
+  numeric: 1700,
+  uuid: 2950,
+  jsonb: 3802,
+};
+
+/** typlen of each type: bytes for fixed-width types, -1 for varlena. */
+export const TYPE_SIZE: Readonly<Record<TypeId, number>> = {
+  int2: 2,
+  int4: 4,
+  int8: 8,
+  float4: 4,
+  float8: 8,
+  bool: 1,
+  text: -1,
+  varchar: -1,
+  bpchar: -1,
+  bytea: -1,
+  date: 4,
+  timestamp: 8,
+  timestamptz: 8,
+  numeric: -1,
+  uuid: 16,
+  jsonb: -1,
+};
+
+/** PostgreSQL's VARHDRSZ, added to declared lengths in typmods. */
+const VARHDRSZ = 4;
+
+export function typeOid(t: PgType): number {
+  return TYPE_OID[t.id];
+}
+
+/** The typmod, -1 when the type has none (or it is unconstrained). */
+export function typmodOf(t: PgType): number {
+  switch (t.id) {
+    case 'varchar':
+    case 'bpchar':
+      return t.length !== undefined ? t.length + VARHDRSZ : -1;
+    case 'numeric':
+      return t.precision !== undefined ? ((t.precision << 16) | (t.scale ?? 0)) + VARHDRSZ : -1;
+    default:
+      return -1;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Run-time parameters a session has (SET / SHOW / RESET and the startup packet), with the
+ * ones PostgreSQL reports to clients in ParameterStatus (GUC_REPORT). A value paxd would not
+ * honour in its output (DateStyle other than ISO, a TimeZone other than UTC, …) is refused
+ * with 0A000 rather than accepted and ignored: the text format must stay exactly
+ * PostgreSQL's under the settings the client believes are in force.
+ *
+ *   const p = new SessionParams({ user: 'app', applicationName: 'psql' });
+ *   p.set('datestyle', 'iso, mdy')   // { name: 'DateStyle', value: 'ISO, MDY', report: true }
+ *   p.show('timezone')               // { name: 'TimeZone', value: 'UTC' }
+ */
+import { PaxdError, SQLSTATE } from '../types/index.js';
+import { invalidParameterValue, unknownParameter } from './errors.js';
+
+interface ParamSpec {
+  /** PostgreSQL's spelling, the one ParameterStatus and SHOW use. */
+  readonly name: string;
+  /** Sent in ParameterStatus at startup and whenever it changes. */
+  readonly report: boolean;
+  readonly initial: (s: SessionIdentity) => string;
+  /** Null for read-only parameters; else the canonical value, or throws. */
+  readonly canonical: ((value: string) => string) | null;
+}
+
+export interface SessionIdentity {
+  readonly user: string;
+  readonly applicationName: string;
+}
+
+/** What `server_version` says: a real PostgreSQL version first, so libpq and postgres_fdw parse it (≥ 15: CLOSE + DECLARE rescans). */
+export const SERVER_VERSION = '15.0 (paxd)';
+
+const UTC_NAMES = new Set(['utc', 'gmt', 'etc/utc', 'etc/gmt', 'uct', 'universal', 'zulu', 'z', 'etc/universal', 'etc/zulu', 'greenwich', '0', '+0', '-0', '00:00', '+00:00']);
+
+function anything(v: string): string {
+  return v;
+}
+
+function notHonoured(name: string, value: string, why: string): PaxdError {
+  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${name} "${value}" is not supported: ${why}`);
+}
+
+function onOff(name: string, v: string): boolean {
+  const l = v.toLowerCase();
+  if (['on', 'true', 'yes', '1', 't', 'y'].includes(l)) return true;
+  if (['off', 'false', 'no', '0', 'f', 'n'].includes(l)) return false;
+  throw invalidParameterValue(name, v, 'a Boolean value (on or off)');
+}
+
+const SPECS: readonly ParamSpec[] = [
+  { name: 'server_version', report: true, initial: () => SERVER_VERSION, canonical: null },
+  { name: 'server_encoding', report: true, initial: () => 'UTF8', canonical: null },
+  {
+    name: 'client_encoding',
+    report: true,
+    initial: () => 'UTF8',
+    canonical: (v) => {
+      if (/^(utf-?8|unicode)$/i.test(v)) return 'UTF8';
+      throw notHonoured('client_encoding', v, 'paxd speaks UTF8 only');
+    },
+  },
+  {
+    name: 'DateStyle',
+    report: true,
+    initial: () => 'ISO, MDY',
+    canonical: (v) => {
+      for (const part of v.split(',').map((s) => s.trim().toUpperCase())) {
+        if (part === 'ISO' || part === 'MDY' || part === 'US' || part === 'NONEURO' || part === 'NONEUROPEAN' || part === 'DEFAULT') continue;
+        throw notHonoured('DateStyle', v, 'paxd prints dates as ISO, MDY');
+      }
+      return 'ISO, MDY';
+    },
+  },
+  {
+    name: 'IntervalStyle',
+    report: true,
+    initial: () => 'postgres',
+    canonical: (v) => {
+      if (v.toLowerCase() === 'postgres') return 'postgres';
+      throw notHonoured('IntervalStyle', v, 'paxd prints intervals in the postgres style');
+    },
+  },
+  {
+    name: 'TimeZone',
+    report: true,
+    initial: () => 'UTC',
+    canonical: (v) => {
+      if (UTC_NAMES.has(v.toLowerCase())) return v;
+      throw notHonoured('TimeZone', v, 'paxd prints timestamptz in UTC');
+    },
+  },
+  { name: 'integer_datetimes', report: true, initial: () => 'on', canonical: null },
+  {
+    name: 'standard_conforming_strings',
+    report: true,
+    initial: () => 'on',
+    canonical: (v) => {
+      if (onOff('standard_conforming_strings', v)) return 'on';
+      throw notHonoured('standard_conforming_strings', v, 'paxd always treats backslashes in strings literally');
+    },
+  },
+  { name: 'application_name', report: true, initial: (s) => s.applicationName, canonical: anything },
+  { name: 'is_superuser', report: true, initial: () => 'off', canonical: null },
+  { name: 'session_authorization', report: true, initial: (s) => s.user, canonical: null },
+  { name: 'search_path', report: false, initial: () => '"$user", public', canonical: anything },
+  {
+    name: 'extra_float_digits',
+    report: false,
+    initial: () => '1',
+    canonical: (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < -15 || n > 3) throw invalidParameterValue('extra_float_digits', v, 'an integer from -15 to 3');
+      // PostgreSQL 12+: any value > 0 prints the shortest exact form, which is what paxd prints.
+      if (n <= 0) throw notHonoured('extra_float_digits', v, 'paxd prints floats in the shortest exact form (extra_float_digits 1 to 3)');
+      return String(n);
+    },
+  },
+  // Accepted and shown but not enforced yet (issue 9: statement_timeout 57014, work memory).
+  { name: 'statement_timeout', report: false, initial: () => '0', canonical: anything },
+  { name: 'idle_in_transaction_session_timeout', report: false, initial: () => '0', canonical: anything },
+  { name: 'lock_timeout', report: false, initial: () => '0', canonical: anything },
+  { name: 'work_mem', report: false, initial: () => '4MB', canonical: anything },
+  { name: 'transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
+  { name: 'default_transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
+  {
+    name: 'default_transaction_read_only',
+    report: true,
+    initial: () => 'off',
+    canonical: (v) => (onOff('default_transaction_read_only', v) ? 'on' : 'off'),
+  },
+  { name: 'in_hot_standby', report: true, initial: () => 'off', canonical: null },
+];
+
+const BY_KEY: ReadonlyMap<string, ParamSpec> = new Map(SPECS.map((s) => [s.name.toLowerCase(), s]));
+
+function specOf(name: string): ParamSpec {
+  const spec = BY_KEY.get(name.toLowerCase());
+  if (spec === undefined) throw unknownParameter(name);
+  return spec;
+}
+
+/** 55P02: SET of a read-only parameter. */
+function readOnly(name: string): PaxdError {
+  return new PaxdError('invalid_input', '55P02', `parameter "${name}" cannot be changed`);
+}
+
+export interface ParamChange {
+  readonly name: string;
+  readonly value: string;
+  readonly report: boolean;
+}
+
+export class SessionParams {
+  private readonly values = new Map<string, string>();
+
+  constructor(private readonly identity: SessionIdentity) {
+    for (const s of SPECS) this.values.set(s.name, s.initial(identity));
+  }
+
+  /** Every reported parameter, for the ParameterStatus messages after authentication. */
+  reported(): ParamChange[] {
+    return SPECS.filter((s) => s.report).map((s) => ({ name: s.name, value: this.values.get(s.name)!, report: true }));
+  }
+
+  set(name: string, value: string): ParamChange {
+    const spec = specOf(name);
+    if (spec.canonical === null) throw readOnly(spec.name);
+    const v = spec.canonical(value);
+    this.values.set(spec.name, v);
+    return { name: spec.name, value: v, report: spec.report };
+  }
+
+  reset(name: string): ParamChange {
+    const spec = specOf(name);
+    if (spec.canonical === null) throw readOnly(spec.name);
+    const v = spec.initial(this.identity);
+    this.values.set(spec.name, v);
+    return { name: spec.name, value: v, report: spec.report };
+  }
+
+  resetAll(): ParamChange[] {
+    return SPECS.filter((s) => s.canonical !== null).map((s) => this.reset(s.name));
+  }
+
+  show(name: string): { readonly name: string; readonly value: string } {
+    const spec = specOf(name);
+    return { name: spec.name, value: this.values.get(spec.name)! };
+  }
+}
