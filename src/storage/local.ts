@@ -327,7 +327,9 @@ export class LocalStore implements ObjectStore {
   }
 
   private async readRange(path: string, f: FsFile, offset: number, length: number): Promise<Uint8Array> {
-    const out = new Uint8Array(length);
+    // Not zero-filled: every byte is overwritten by the read, and a short read throws.
+    const b = Buffer.allocUnsafeSlow(length);
+    const out = new Uint8Array(b.buffer, b.byteOffset, length);
     let got: number;
     try {
       got = length === 0 ? 0 : await f.read(out, offset);
