@@ -9,7 +9,7 @@ import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
 import { startServer, parseListen, formatListen, DEFAULT_LISTEN } from '../pgwire/index.js';
-import { query, queryAll, textRows, type QueryResult } from '../engine/index.js';
+import { query, queryAll, textRows, commandTag, type QueryResult } from '../engine/index.js';
 import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../export/index.js';
 import { FORMATS, formatOf, type Format } from '../insert/formats.js';
 import { inferSchema, formatColumns } from '../insert/infer.js';
@@ -188,6 +188,11 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         }));
       const results: QueryResult[] = statement !== undefined ? [await query(db, sql)] : await queryAll(db, sql);
       for (const r of results) {
+        if (r.fields.length === 0) {
+          // INSERT, DELETE, CREATE TABLE, …: their command tag, as psql prints it.
+          if (o.format === 'table') out(`${commandTag(r)}\n`);
+          continue;
+        }
         const header = r.fields.map((f) => f.name);
         const rows = textRows(r);
         if (o.format === 'json') {

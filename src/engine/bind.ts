@@ -9,17 +9,22 @@
  * keys followed by the aggregates: slot k < keys.length is key k, slot keys.length + j is
  * aggregate j. A column outside an aggregate must then be a GROUP BY key (42803).
  *
- * Supported (the rest is 0A000 naming the feature): SELECT [*, expressions] FROM one table
- * [WHERE] [GROUP BY expressions|positions] [HAVING] [ORDER BY … ASC|DESC NULLS FIRST|LAST]
- * [LIMIT n] [OFFSET m]; literals of integer, numeric, string, boolean and NULL, typed
- * literals and casts ('x'::date, CAST(… AS …)); + - * / %, unary minus, comparisons, AND, OR,
- * NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list); count(*), count, sum, avg, min, max.
+ * Supported (the rest is 0A000 naming the feature): SELECT [DISTINCT] [*, expressions] FROM
+ * one table [WHERE] [GROUP BY expressions|positions] [HAVING] [ORDER BY … ASC|DESC NULLS
+ * FIRST|LAST] [LIMIT n] [OFFSET m]; literals of integer, numeric, string, boolean and NULL,
+ * typed literals and casts ('x'::date, CAST(… AS …)); + - * / %, unary minus, comparisons,
+ * AND, OR, NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list); CASE (searched and simple),
+ * COALESCE, NULLIF, [NOT] LIKE/ILIKE [ESCAPE], ||, length, lower, upper, substring/substr,
+ * position/strpos, trim/btrim/ltrim/rtrim, concat; count(*), count, sum, avg, min, max,
+ * bool_and, bool_or, every, each with DISTINCT. `bindValue` and `bindCondition` bind the
+ * expressions of other statements (./statements/).
  */
 import type { Database, Table } from '../database.js';
 import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';
-import { T, categoryOf, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
+import { T, categoryOf, commonType, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
+import { checkEscape } from './exec/strings.js';
 import {
   aggregateNotAllowed,
   datatypeMismatch,
@@ -35,13 +40,15 @@ import {
 } from './errors.js';
 import { castValue } from './exec/kernels.js';
 
-export type AggName = 'count' | 'sum' | 'avg' | 'min' | 'max';
+export type AggName = 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or';
 
 /** One aggregate call; `arg` reads the scan's columns, null for count(*). */
 export interface AggCall {
   readonly fn: AggName;
   readonly arg: Expr | null;
   readonly type: PgType;
+  /** count(DISTINCT x) and friends: each distinct non-NULL value counts once. */
+  readonly distinct: boolean;
 }
 
 export interface OrderItem {
@@ -67,12 +74,14 @@ export interface BoundSelect {
   readonly orderBy: readonly OrderItem[];
   readonly limit: number | null;
   readonly offset: number;
+  /** SELECT DISTINCT: duplicate output rows are removed before ORDER BY and LIMIT. */
+  readonly distinct: boolean;
 }
 
 /** String literals have PostgreSQL's type `unknown` until context gives them one. */
 const unknownLiterals = new WeakSet<Expr>();
 
-const AGGREGATES = new Set<string>(['count', 'sum', 'avg', 'min', 'max']);
+const AGGREGATES = new Set<string>(['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every']);
 
 const ARITH: Record<string, ArithOp> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%' };
 const CMP: Record<string, CmpOp> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
@@ -84,7 +93,7 @@ export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSele
   if (s.op !== undefined && s.op !== 'SETOP_NONE') throw notSupported(s.op === 'SETOP_UNION' ? 'UNION' : s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : 'EXCEPT');
   if (s.valuesLists !== undefined) throw notSupported('VALUES');
   if (s.withClause !== undefined) throw notSupported('WITH');
-  if (s.distinctClause !== undefined) throw notSupported('SELECT DISTINCT');
+  if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
   if (s.lockingClause !== undefined) throw notSupported('FOR UPDATE/SHARE');
   if (s.windowClause !== undefined) throw notSupported('WINDOW');
@@ -99,7 +108,27 @@ export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSele
   return binder.select(s);
 }
 
-async function openTable(db: Database, name: string, location: number): Promise<Table> {
+/**
+ * A table-free expression (an item of INSERT's VALUES, a column DEFAULT): column references
+ * fail with 42703, aggregates with 42803.
+ */
+export function bindValue(node: AstNode, clause: string): Expr {
+  return new Binder(null, '').scalar(node, clause);
+}
+
+/** A condition over one table's columns (DELETE's WHERE); `columns` are the fields it reads, by slot. */
+export function bindCondition(table: Table, node: AstNode, clause: string): { expr: Expr; columns: readonly Field[] } {
+  const b = new Binder(table, table.name);
+  const expr = b.conditionOf(node, clause);
+  return { expr, columns: b.readColumns };
+}
+
+/** True for a string or NULL literal whose type is still PostgreSQL's `unknown`. */
+export function isUnknownLiteral(e: Expr): boolean {
+  return unknownLiterals.has(e);
+}
+
+export async function openTable(db: Database, name: string, location: number): Promise<Table> {
   try {
     return await db.table(name);
   } catch (e) {
@@ -118,9 +147,26 @@ class Binder {
   private readonly columns: Field[] = [];
 
   constructor(
-    private readonly table: Table,
+    private readonly tableOrNull: Table | null,
     private readonly alias: string,
   ) {}
+
+  private get table(): Table {
+    if (this.tableOrNull === null) throw new Error('binder: a table-free expression reached a table');
+    return this.tableOrNull;
+  }
+
+  get readColumns(): readonly Field[] {
+    return this.columns;
+  }
+
+  scalar(node: AstNode, clause: string): Expr {
+    return this.expr(node, { kind: 'scalar', clause });
+  }
+
+  conditionOf(node: AstNode, clause: string): Expr {
+    return this.condition(node, { kind: 'scalar', clause }, clause);
+  }
 
   select(s: AstFields): BoundSelect {
     const targetNodes: AstNode[] = s.targetList ?? [];
@@ -151,6 +197,12 @@ class Binder {
     const having = s.havingClause === undefined ? null : this.condition(s.havingClause, mode, 'HAVING');
     const orderBy: OrderItem[] = ((s.sortClause ?? []) as AstNode[]).map((o) => this.orderItem(fieldsOf(o), targets, mode));
     if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
+    const distinct = s.distinctClause !== undefined;
+    if (distinct) {
+      const keys = new Set(targets.map((t) => exprKey(t.expr)));
+      if (orderBy.some((o) => !keys.has(exprKey(o.expr))))
+        throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', positionOf(locationOf(s.sortClause[0])));
+    }
     return Object.freeze({
       table: this.table,
       columns: this.columns,
@@ -161,6 +213,7 @@ class Binder {
       orderBy,
       limit: s.limitCount === undefined ? null : this.count(s.limitCount, 'LIMIT'),
       offset: s.limitOffset === undefined ? 0 : (this.count(s.limitOffset, 'OFFSET') ?? 0),
+      distinct,
     });
   }
 
@@ -273,15 +326,15 @@ class Binder {
       case 'SubLink':
         throw notSupported('subqueries', n.location);
       case 'CaseExpr':
-        throw notSupported('CASE', n.location);
-      case 'CoalesceExpr':
-        throw notSupported('COALESCE', n.location);
+        return this.caseExpr(n, mode);
+      case 'CoalesceExpr': {
+        const args = this.unify((n.args as AstNode[]).map((a) => this.expr(a, mode)), 'COALESCE', n.location);
+        return E.coalesce(args, args[0]!.type);
+      }
       case 'BooleanTest':
         throw notSupported('IS [NOT] TRUE/FALSE/UNKNOWN', n.location);
       case 'SQLValueFunction':
         throw notSupported('CURRENT_DATE, CURRENT_TIMESTAMP and friends', n.location);
-      case 'NullIfExpr':
-        throw notSupported('NULLIF', n.location);
       case 'MinMaxExpr':
         throw notSupported('GREATEST and LEAST', n.location);
       default:
@@ -305,6 +358,7 @@ class Binder {
         throw new SqlError('not_found', SQLSTATE.undefined_table, `missing FROM-clause entry for table "${parts[0]}"`, positionOf(n.location));
       name = parts[1]!;
     } else throw notSupported('qualified names with schema or database', n.location);
+    if (this.tableOrNull === null) throw undefinedColumn(parts.join('.'), n.location);
     const f = this.table.fields.find((x) => x.name === name);
     if (f === undefined) throw undefinedColumn(parts.join('.'), n.location);
     return this.columnExpr(f, mode, n.location);
@@ -324,8 +378,8 @@ class Binder {
         const r = this.expr(n.rexpr, mode);
         if (ARITH[op] !== undefined) return this.arith(ARITH[op]!, l, r, n.location);
         if (CMP[op] !== undefined) return this.compare(CMP[op]!, l, r, n.location);
-        if (op === '||') throw notSupported('operator ||', n.location);
-        if (op === '~~' || op === '!~~' || op === '~~*' || op === '!~~*') throw notSupported('LIKE and ILIKE', n.location);
+        if (op === '||') return this.textcat(l, r, n.location);
+        if (op === '~~' || op === '!~~' || op === '~~*' || op === '!~~*') return this.like(l, n.rexpr, mode, op, n.location);
         throw notSupported(`operator ${op}`, n.location);
       }
       case 'AEXPR_IN': {
@@ -345,9 +399,14 @@ class Binder {
       }
       case 'AEXPR_LIKE':
       case 'AEXPR_ILIKE':
-        throw notSupported('LIKE and ILIKE', n.location);
-      case 'AEXPR_NULLIF':
-        throw notSupported('NULLIF', n.location);
+        return this.like(this.expr(n.lexpr, mode), n.rexpr, mode, op, n.location);
+      case 'AEXPR_NULLIF': {
+        // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END, typed as a.
+        const a = resolveUnknown(this.expr(n.lexpr, mode));
+        const b = this.expr(n.rexpr, mode);
+        const a0 = isUnknownText(a) ? this.cast(a, T.text) : a;
+        return E.case([{ cond: this.compare('=', a0, b, n.location), result: E.const(null, a0.type) }], a0, a0.type);
+      }
       case 'AEXPR_DISTINCT':
       case 'AEXPR_NOT_DISTINCT':
         throw notSupported('IS [NOT] DISTINCT FROM', n.location);
@@ -410,10 +469,10 @@ class Binder {
 
   private funcCall(n: AstFields, mode: Mode): Expr {
     const names = (n.funcname as AstNode[]).map(str);
-    const name = names[names.length - 1]!.toLowerCase();
-    if (!AGGREGATES.has(name)) throw notSupported(`function ${name}()`, n.location);
+    const name0 = names[names.length - 1]!.toLowerCase();
+    if (!AGGREGATES.has(name0) || n.over !== undefined) return this.scalarFunc(name0, n, mode);
+    const name = name0 === 'every' ? 'bool_and' : name0;
     if (mode.kind === 'scalar') throw aggregateNotAllowed(mode.clause, n.location);
-    if (n.agg_distinct === true) throw notSupported(`${name}(DISTINCT …)`, n.location);
     if (n.agg_filter !== undefined) throw notSupported('FILTER in aggregates', n.location);
     if (n.agg_order !== undefined) throw notSupported('ORDER BY in aggregates', n.location);
     if (n.over !== undefined) throw notSupported('window functions', n.location);
@@ -421,21 +480,149 @@ class Binder {
     let call: AggCall;
     if (n.agg_star === true) {
       if (name !== 'count') throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name}(*) specified, but ${name} is not an aggregate function`, positionOf(n.location));
-      call = { fn: 'count', arg: null, type: T.int8 };
+      call = { fn: 'count', arg: null, type: T.int8, distinct: false };
     } else {
       if (args.length !== 1) throw undefinedFunction(`${name}() with ${args.length} arguments`, n.location);
       if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', ENGINE_SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
-      const arg = resolveUnknown(this.expr(args[0]!, { kind: 'scalar', clause: 'aggregate arguments' }));
-      call = { fn: name as AggName, arg, type: aggregateType(name as AggName, arg.type, n.location) };
+      const bound = this.expr(args[0]!, { kind: 'scalar', clause: 'aggregate arguments' });
+      const arg = isUnknownText(bound) ? this.cast(bound, T.text) : bound;
+      call = { fn: name as AggName, arg, type: aggregateType(name as AggName, arg.type, n.location), distinct: n.agg_distinct === true };
     }
-    const key = JSON.stringify([call.fn, call.arg === null ? null : exprKey(call.arg)]);
+    const key = JSON.stringify([call.fn, call.distinct, call.arg === null ? null : exprKey(call.arg)]);
     let j = mode.aggKeys.indexOf(key);
     if (j < 0) {
       mode.aggs.push(call);
       mode.aggKeys.push(key);
       j = mode.aggs.length - 1;
     }
-    return E.column(mode.keys.length + j, call.type, name);
+    return E.column(mode.keys.length + j, call.type, name0);
+  }
+
+  /** A string operand: unknown literals become text, varchar and bpchar cast to text; else 42883 via `fail`. */
+  private text(e: Expr, fail: () => SqlError): Expr {
+    if (unknownLiterals.has(e)) return this.cast(e, T.text);
+    if (categoryOf(e.type) !== 'string') throw fail();
+    return e.type.id === 'text' ? e : this.cast(e, T.text);
+  }
+
+  /** An integer operand of a string function: int2/int4 (or an unknown literal) as int4. */
+  private int4(e: Expr, fail: () => SqlError): Expr {
+    if (unknownLiterals.has(e)) return this.cast(e, T.int4);
+    if (e.type.id !== 'int2' && e.type.id !== 'int4') throw fail();
+    return this.cast(e, T.int4);
+  }
+
+  /** Casts expressions to their common type (CASE branches, COALESCE arguments); 42804 when none. */
+  private unify(exprs: Expr[], what: string, location?: number): Expr[] {
+    const typed = exprs.filter((e) => !unknownLiterals.has(e)).map((e) => e.type);
+    const type = commonType(typed);
+    if (type === null) {
+      const other = typed.find((t) => categoryOf(t) !== categoryOf(typed[0]!))!;
+      throw datatypeMismatch(`${what} types ${pgDisplayName(typed[0]!)} and ${pgDisplayName(other)} cannot be matched`, location);
+    }
+    if (categoryOf(type) === 'datetime' && type.id === 'timestamptz' && typed.some((t) => t.id !== 'timestamptz')) throw notSupported(`${what} mixing timestamptz with other types`, location);
+    return exprs.map((e) => this.cast(e, type, location));
+  }
+
+  private caseExpr(n: AstFields, mode: Mode): Expr {
+    const subject = n.arg === undefined ? null : this.expr(n.arg, mode);
+    const whens = (n.args as AstNode[]).map((w) => {
+      const cw = fieldsOf(w);
+      let cond: Expr;
+      if (subject !== null) cond = this.compare('=', subject, this.expr(cw.expr, mode), cw.location);
+      else {
+        cond = this.coerce(this.expr(cw.expr, mode), BOOL, cw.expr);
+        if (cond.type.id !== 'bool') throw datatypeMismatch(`argument of CASE/WHEN must be type boolean, not type ${pgDisplayName(cond.type)}`, locationOf(cw.expr));
+      }
+      return { cond, result: this.expr(cw.result, mode) };
+    });
+    const otherwise = n.defresult === undefined ? null : this.expr(n.defresult, mode);
+    const results = this.unify([...whens.map((w) => w.result), ...(otherwise === null ? [] : [otherwise])], 'CASE', n.location);
+    const type = results[0]!.type;
+    return E.case(
+      whens.map((w, i) => ({ cond: w.cond, result: results[i]! })),
+      otherwise === null ? E.const(null, type) : results[results.length - 1]!,
+      type,
+    );
+  }
+
+  /** [NOT] LIKE / ILIKE, with the escape of `… ESCAPE c` (like_escape) or the default backslash. */
+  private like(l0: Expr, rnode: AstNode, mode: Mode, op: string, location: number): Expr {
+    let escape = '\\';
+    let pnode = rnode;
+    if (kindOf(rnode) === 'FuncCall' && (fieldsOf(rnode).funcname as AstNode[]).map(str).includes('like_escape')) {
+      const [p, esc] = fieldsOf(rnode).args as AstNode[];
+      const e = this.expr(esc!, mode);
+      if (e.kind !== 'const') throw notSupported('a non-constant ESCAPE', location);
+      if (e.value === null) return E.const(null, BOOL);
+      escape = String(e.value);
+      checkEscape(escape);
+      pnode = p!;
+    }
+    const p0 = this.expr(pnode, mode);
+    const fail = () => undefinedOperator(`${pgDisplayName(l0.type)} ${op} ${unknownLiterals.has(p0) ? 'unknown' : pgDisplayName(p0.type)}`, location);
+    const l = this.text(l0, fail);
+    const p = this.text(p0, fail);
+    return E.like(l, p, escape, op.startsWith('!'), op.includes('*'));
+  }
+
+  /** `a || b`: text concatenation; one side may be a non-string type, printed by its output function. */
+  private textcat(l: Expr, r: Expr, location: number): Expr {
+    const fail = () => undefinedOperator(`${pgDisplayName(l.type)} || ${pgDisplayName(r.type)}`, location);
+    const ls = unknownLiterals.has(l) || categoryOf(l.type) === 'string';
+    const rs = unknownLiterals.has(r) || categoryOf(r.type) === 'string';
+    if (!ls && !rs) throw fail();
+    // textanycat is `$1 || $2::text`: the other side takes its cast to text (booltext's `true`).
+    const side = (e: Expr, s: boolean) => (s ? this.text(e, fail) : categoryOf(e.type) === 'other' ? e : this.cast(e, T.text, location));
+    const a = side(l, ls);
+    const b = side(r, rs);
+    if (categoryOf(a.type) === 'other' || categoryOf(b.type) === 'other') throw notSupported(`|| with ${pgDisplayName(categoryOf(a.type) === 'other' ? a.type : b.type)}`, location);
+    return E.func('textcat', [a, b], T.text);
+  }
+
+  /** Scalar functions over text (PostgreSQL 15 docs 9.4); others are 0A000. */
+  private scalarFunc(name: string, n: AstFields, mode: Mode): Expr {
+    if (n.over !== undefined) throw notSupported('window functions', n.location);
+    if (n.agg_star === true || n.agg_distinct === true || n.agg_order !== undefined || n.agg_filter !== undefined)
+      throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name} is not an aggregate function`, positionOf(n.location));
+    const args = ((n.args ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+    const sig = () => undefinedFunction(`${name}(${args.map((a) => (unknownLiterals.has(a) ? 'unknown' : pgDisplayName(a.type))).join(', ')})`, n.location);
+    const arity = (lo: number, hi: number) => {
+      if (args.length < lo || args.length > hi) throw sig();
+    };
+    switch (name) {
+      case 'length':
+      case 'char_length':
+      case 'character_length':
+        arity(1, 1);
+        if (args[0]!.type.id === 'bpchar' && !unknownLiterals.has(args[0]!)) return E.func('length', [args[0]!], T.int4);
+        return E.func('length', [this.text(args[0]!, sig)], T.int4);
+      case 'lower':
+      case 'upper':
+        arity(1, 1);
+        return E.func(name, [this.text(args[0]!, sig)], T.text);
+      case 'substring':
+      case 'substr': {
+        arity(2, 3);
+        if (unknownLiterals.has(args[1]!) || categoryOf(args[1]!.type) === 'string') throw notSupported('substring with a regular expression', n.location);
+        return E.func('substring', [this.text(args[0]!, sig), ...args.slice(1).map((a) => this.int4(a, sig))], T.text);
+      }
+      case 'position':
+      case 'strpos':
+        arity(2, 2);
+        return E.func('position', [this.text(args[0]!, sig), this.text(args[1]!, sig)], T.int4);
+      case 'btrim':
+      case 'ltrim':
+      case 'rtrim':
+        arity(1, 2);
+        return E.func(name, args.map((a) => this.text(a, sig)), T.text);
+      case 'concat':
+        if (args.length === 0) throw sig();
+        for (const a of args) if (categoryOf(a.type) === 'other' && !unknownLiterals.has(a)) throw notSupported(`concat of ${pgDisplayName(a.type)}`, n.location);
+        return E.func('concat', args.map((a) => (unknownLiterals.has(a) ? this.cast(a, T.text) : a)), T.text);
+      default:
+        throw notSupported(`function ${name}()`, n.location);
+    }
   }
 }
 
@@ -454,6 +641,10 @@ export function aggregateType(fn: AggName, t: PgType, location?: number): PgType
       if (isInteger(t) || t.id === 'numeric') return T.numeric;
       if (isFloat(t)) return T.float8;
       throw sig();
+    case 'bool_and':
+    case 'bool_or':
+      if (t.id !== 'bool') throw sig();
+      return T.bool;
     case 'min':
     case 'max':
       if (t.id === 'bool' || t.id === 'jsonb' || t.id === 'uuid') throw sig();
@@ -482,6 +673,11 @@ function checkCast(from: PgType, to: PgType, location?: number): void {
 
 function engineTypeFor(t: PgType): PgType {
   return engineType(t);
+}
+
+/** A string or NULL literal still of type unknown. */
+function isUnknownText(e: Expr): boolean {
+  return unknownLiterals.has(e);
 }
 
 /** An unknown literal left untyped at the top of an expression is text, as in PostgreSQL. */
@@ -523,7 +719,7 @@ function literal(n: AstFields): Expr {
   throw notSupported('this literal', n.location);
 }
 
-function typeOf(typeName: AstFields): PgType {
+export function typeOf(typeName: AstFields): PgType {
   const tn = typeName as AstFields;
   if (tn.arrayBounds !== undefined) throw notSupported('array types', tn.location);
   const names = (tn.names as AstNode[]).map(str).filter((s) => s !== 'pg_catalog');
@@ -552,6 +748,12 @@ function outputName(node: AstNode): string {
     }
     case 'FuncCall':
       return str((n.funcname as AstNode[])[n.funcname.length - 1]!);
+    case 'CaseExpr':
+      return 'case';
+    case 'CoalesceExpr':
+      return 'coalesce';
+    case 'A_Expr':
+      return n.kind === 'AEXPR_NULLIF' ? 'nullif' : '?column?';
     case 'TypeCast': {
       const inner = outputName(n.arg);
       if (inner !== '?column?') return inner;

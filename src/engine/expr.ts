@@ -23,7 +23,18 @@ export type Expr =
   | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: Expr; readonly right: Expr; readonly type: PgType }
   | { readonly kind: 'and' | 'or'; readonly args: readonly Expr[]; readonly type: PgType }
   | { readonly kind: 'not'; readonly arg: Expr; readonly type: PgType }
-  | { readonly kind: 'isNull'; readonly arg: Expr; readonly negated: boolean; readonly type: PgType };
+  | { readonly kind: 'isNull'; readonly arg: Expr; readonly negated: boolean; readonly type: PgType }
+  /** Searched CASE; a branch's result is evaluated only for the rows that take it. */
+  | { readonly kind: 'case'; readonly whens: readonly { readonly cond: Expr; readonly result: Expr }[]; readonly otherwise: Expr; readonly type: PgType }
+  /** COALESCE: argument k is evaluated only for the rows still NULL after k - 1. */
+  | { readonly kind: 'coalesce'; readonly args: readonly Expr[]; readonly type: PgType }
+  /** [NOT] LIKE / ILIKE with an escape character ('' for none); both operands are text. */
+  | { readonly kind: 'like'; readonly arg: Expr; readonly pattern: Expr; readonly escape: string; readonly negated: boolean; readonly ci: boolean; readonly type: PgType }
+  /** A scalar function over text (./exec/strings.ts): strict unless the function says otherwise. */
+  | { readonly kind: 'func'; readonly fn: ScalarFn; readonly args: readonly Expr[]; readonly type: PgType };
+
+/** The scalar functions the engine evaluates; `textcat` is the || operator. */
+export type ScalarFn = 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat';
 
 export type ExprKind = Expr['kind'];
 
@@ -43,6 +54,11 @@ export const E = freeze({
   or: (args: readonly Expr[]): Expr => (args.length === 1 ? args[0]! : freeze({ kind: 'or', args: freeze([...args]), type: BOOL })),
   not: (arg: Expr): Expr => freeze({ kind: 'not', arg, type: BOOL }),
   isNull: (arg: Expr, negated: boolean): Expr => freeze({ kind: 'isNull', arg, negated, type: BOOL }),
+  case: (whens: readonly { cond: Expr; result: Expr }[], otherwise: Expr, type: PgType): Expr =>
+    freeze({ kind: 'case', whens: freeze(whens.map((w) => freeze({ ...w }))), otherwise, type }),
+  coalesce: (args: readonly Expr[], type: PgType): Expr => freeze({ kind: 'coalesce', args: freeze([...args]), type }),
+  like: (arg: Expr, pattern: Expr, escape: string, negated: boolean, ci: boolean): Expr => freeze({ kind: 'like', arg, pattern, escape, negated, ci, type: BOOL }),
+  func: (fn: ScalarFn, args: readonly Expr[], type: PgType): Expr => freeze({ kind: 'func', fn, args: freeze([...args]), type }),
 });
 
 /** The top-level conjuncts of a condition: `a AND (b AND c)` is [a, b, c]. */

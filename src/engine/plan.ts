@@ -11,11 +11,13 @@
  * Every plan reads only the columns the query names. WHERE conjuncts that compare a bare
  * column with a constant of the column's own type (=, <>, <, <=, >, >=, IS [NOT] NULL, and
  * AND/OR/NOT of those, which covers BETWEEN and IN lists) are pushed into the scan, where zone
- * maps skip groups and zones; the rest is the residual filter the engine evaluates.
+ * maps skip groups and zones; so are a bare boolean column and an integer column widened to
+ * a constant's integer type when the constant fits the column's. The rest is the residual
+ * filter the engine evaluates. DELETE uses the same translation (./statements/delete.ts).
  */
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
-import type { Field } from '../types/index.js';
+import type { Field, Value } from '../types/index.js';
 import type { BoundSelect } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
 
@@ -38,11 +40,12 @@ export function plan(q: BoundSelect): Plan {
   if (rest === null && q.grouping !== null && q.grouping.keys.length === 0 && q.having === null) {
     const specs = q.grouping.aggs.map((a): AggSpec | null => {
       if (a.arg === null) return { fn: 'count_star' };
+      if (a.distinct || a.fn === 'bool_and' || a.fn === 'bool_or') return null;
       return a.arg.kind === 'column' ? { fn: a.fn, column: q.columns[a.arg.slot]!.name } : null;
     });
     if (specs.every((s) => s !== null)) return Object.freeze({ kind: 'stats-aggregate', query: q, specs: specs as AggSpec[], where });
   }
-  if (rest === null && q.grouping === null && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
+  if (rest === null && q.grouping === null && !q.distinct && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
     const orderBy = q.orderBy.map((o): OrderKey => ({ column: (o.expr as Extract<Expr, { kind: 'column' }>).name, desc: o.desc, nullsFirst: o.nullsFirst }));
     return Object.freeze({ kind: 'top-n', query: q, orderBy, where });
   }
@@ -52,15 +55,22 @@ export function plan(q: BoundSelect): Plan {
 const FLIP = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
 
 /** The scan predicate equal to `e`, or null when `e` is not over bare columns and constants. */
-function toPredicate(e: Expr, columns: readonly Field[]): Predicate | null {
+export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | null {
   switch (e.kind) {
     case 'cmp': {
       let col = e.left;
       let val = e.right;
       let op = e.op;
-      if (col.kind !== 'column') {
+      if (col.kind !== 'column' && col.kind !== 'cast') {
         [col, val] = [val, col];
         op = FLIP[op];
+      }
+      if (col.kind === 'cast' && val.kind === 'const') {
+        // An integer column widened for the comparison (int2 = int4 literal): push when the
+        // constant fits the column's type, in that type; otherwise it stays residual.
+        const narrowed = narrowInteger(col, val.value);
+        if (narrowed === null) return null;
+        [col, val] = narrowed;
       }
       if (col.kind !== 'column' || val.kind !== 'const') return null;
       const f = columns[col.slot]!;
@@ -70,6 +80,9 @@ function toPredicate(e: Expr, columns: readonly Field[]): Predicate | null {
       if (val.value === null) return null;
       return { kind: 'cmp', column: f.name, op, value: val.value };
     }
+    case 'column':
+      // A bare boolean column is `col = true` (NULL is not true either way).
+      return e.type.id === 'bool' && columns[e.slot]!.type.id === 'bool' ? { kind: 'cmp', column: columns[e.slot]!.name, op: '=', value: true } : null;
     case 'isNull':
       if (e.arg.kind !== 'column') return null;
       return e.negated ? P.isNotNull(columns[e.arg.slot]!.name) : P.isNull(columns[e.arg.slot]!.name);
@@ -86,4 +99,21 @@ function toPredicate(e: Expr, columns: readonly Field[]): Predicate | null {
     default:
       return null;
   }
+}
+
+const INT_RANGE: Record<string, readonly [bigint, bigint]> = {
+  int2: [-32768n, 32767n],
+  int4: [-2147483648n, 2147483647n],
+  int8: [-(2n ** 63n), 2n ** 63n - 1n],
+};
+
+/** `cast(intcol) op const` as `intcol op const'` when both are integers and the constant fits. */
+function narrowInteger(c: Extract<Expr, { kind: 'cast' }>, v: Value): [Expr, Expr] | null {
+  const col = c.arg;
+  if (col.kind !== 'column' || INT_RANGE[col.type.id] === undefined || INT_RANGE[c.type.id] === undefined || v === null) return null;
+  if (typeof v !== 'number' && typeof v !== 'bigint') return null;
+  const b = BigInt(v);
+  const [lo, hi] = INT_RANGE[col.type.id]!;
+  if (b < lo || b > hi) return null;
+  return [col, E.const(col.type.id === 'int8' ? b : Number(b), col.type)];
 }

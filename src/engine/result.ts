@@ -17,6 +17,8 @@ export interface ResultField {
 export interface QueryResult {
   /** The command tag's verb: 'SELECT'. */
   readonly command: string;
+  /** The full command tag when it is not `command rows` (`INSERT 0 3`, `CREATE TABLE`). */
+  readonly tag?: string;
   readonly fields: readonly ResultField[];
   readonly rows: readonly (readonly Value[])[];
 }
@@ -26,7 +28,7 @@ export function textRows(r: QueryResult): (string | null)[][] {
   return r.rows.map((row) => row.map((v, i) => (v === null ? null : toText(r.fields[i]!.type, v))));
 }
 
-/** PostgreSQL's command tag: `SELECT 3`. */
+/** PostgreSQL's command tag: `SELECT 3`, `INSERT 0 2`, `DELETE 1`, `CREATE TABLE`. */
 export function commandTag(r: QueryResult): string {
-  return `${r.command} ${r.rows.length}`;
+  return r.tag ?? `${r.command} ${r.rows.length}`;
 }

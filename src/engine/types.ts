@@ -107,3 +107,34 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
     }
   }
 }
+
+/**
+ * The common type of CASE branches, COALESCE arguments and the like (select_common_type,
+ * PostgreSQL 15 docs 10.5): all one type → that type; otherwise one category, and the type
+ * every other casts to implicitly (the highest numeric rank; text among strings; timestamp
+ * for date with timestamp). Null when the categories differ (then 42804). `types` holds the
+ * typed inputs only; with none, the result is text.
+ */
+export function commonType(types: readonly PgType[]): PgType | null {
+  if (types.length === 0) return T.text;
+  const first = engineType(types[0]!);
+  if (types.every((t) => t.id === first.id && (t.length ?? -1) === (first.length ?? -1))) return first;
+  const cat = categoryOf(first);
+  if (types.some((t) => categoryOf(t) !== cat)) return null;
+  switch (cat) {
+    case 'numeric':
+      return types.map(engineType).reduce((a, b) => (NUMERIC_RANK[b.id]! > NUMERIC_RANK[a.id]! ? b : a));
+    case 'string':
+      return T.text;
+    case 'datetime':
+      return types.some((t) => t.id === 'timestamptz') ? { id: 'timestamptz' } : T.timestamp;
+    case 'bool':
+      return T.bool;
+    case 'other':
+      return types.every((t) => t.id === first.id) ? first : null;
+    default: {
+      const never: never = cat;
+      throw new Error(`unknown category ${String(never)}`);
+    }
+  }
+}

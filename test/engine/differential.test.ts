@@ -15,14 +15,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/database.js';
 import { columnOf, formatText, type PgType, type Value } from '../../src/types/index.js';
-import { query, textRows } from '../../src/engine/index.js';
 import { Rng } from '../support/random.js';
-import { startPostgres, PgQueryError, type Postgres } from '../support/pg.js';
+import { startPostgres, type Postgres } from '../support/pg.js';
+import { NULL, runPaxd, runPg, sameRows } from './compare.js';
 import { tempDir } from '../support/tmp.js';
 
 const ROWS = 2500;
-const NULL = '<NULL>';
-const FS = '\u001f';
 
 const COLUMNS: { name: string; type: string; gen: (r: Rng, i: number) => Value }[] = [
   { name: 'id', type: 'int4', gen: (_r, i) => i },
@@ -96,51 +94,6 @@ function setup(): Promise<Env> {
     return { db, pg };
   })();
   return env;
-}
-
-type Outcome = { ok: true; rows: string[][] } | { ok: false; code: string; message: string };
-
-async function runPg(pg: Postgres, sql: string): Promise<Outcome> {
-  try {
-    const out = await pg.query(`\\pset null '${NULL}'\n\\pset fieldsep '${FS}'\n\\pset recordsep_zero\n${sql}`);
-    const recs = out.split('\0').filter((r, i, a) => !(r === '' && i === a.length - 1));
-    return { ok: true, rows: out === '' ? [] : recs.map((r) => r.replace(/\n$/, '').split(FS)) };
-  } catch (e) {
-    if (e instanceof PgQueryError) return { ok: false, code: e.sqlstate, message: e.message };
-    throw e;
-  }
-}
-
-async function runPaxd(db: Database, sql: string): Promise<Outcome> {
-  try {
-    const r = await query(db, sql);
-    return { ok: true, rows: textRows(r).map((row) => row.map((v) => v ?? NULL)) };
-  } catch (e) {
-    const err = e as { code?: string; message: string };
-    if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code)) return { ok: false, code: err.code, message: err.message };
-    throw e;
-  }
-}
-
-function sameValue(a: string, b: string): boolean {
-  if (a === b) return true;
-  const x = Number(a);
-  const y = Number(b);
-  if (a === '' || b === '' || !Number.isFinite(x) || !Number.isFinite(y) || !/[.e]/i.test(a + b)) return false;
-  return Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
-}
-
-function sameRows(ordered: boolean, pgRows: string[][], paxdRows: string[][]): string | null {
-  if (pgRows.length !== paxdRows.length) return `${paxdRows.length} rows, PostgreSQL ${pgRows.length}`;
-  const key = (r: string[]) => r.join(FS);
-  const a = ordered ? pgRows : [...pgRows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-  const b = ordered ? paxdRows : [...paxdRows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-  for (let i = 0; i < a.length; i++) {
-    const ra = a[i]!;
-    const rb = b[i]!;
-    if (ra.length !== rb.length || ra.some((v, j) => !sameValue(v, rb[j]!))) return `row ${i}: paxd ${JSON.stringify(rb)}, PostgreSQL ${JSON.stringify(ra)}`;
-  }
-  return null;
 }
 
 for (const f of loadFixtures()) {

@@ -4,12 +4,15 @@
  * (Kleene): FALSE AND NULL is FALSE, TRUE OR NULL is TRUE, NOT NULL is NULL.
  *
  * Operators are strict: a NULL operand gives NULL without calling the kernel, so a division
- * by zero in a row whose other operand is NULL raises nothing, as in PostgreSQL.
+ * by zero in a row whose other operand is NULL raises nothing, as in PostgreSQL. CASE and
+ * COALESCE evaluate a branch only over the rows that reach it (a sub-batch), so
+ * `CASE WHEN g = 0 THEN 0 ELSE 100 / g END` never divides by zero.
  */
 import type { Value } from '../../types/index.js';
 import type { Expr } from '../expr.js';
-import type { RowBatch } from './batch.js';
-import { arith, castValue, compare, compareOp, negateValue } from './kernels.js';
+import { type RowBatch, take } from './batch.js';
+import { arith, castValue, compare, compareOp, negateValue, toText } from './kernels.js';
+import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, trim } from './strings.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;
@@ -72,9 +75,115 @@ export function evaluate(e: Expr, b: RowBatch): Value[] {
       for (let i = 0; i < n; i++) out[i] = (a[i] === null) !== e.negated;
       return out;
     }
+    case 'case': {
+      const out = new Array<Value>(n).fill(null);
+      let rest: number[] = Array.from({ length: n }, (_, i) => i);
+      for (const w of e.whens) {
+        if (rest.length === 0) break;
+        const c = evaluate(w.cond, subset(b, rest));
+        const hit: number[] = [];
+        const miss: number[] = [];
+        for (let k = 0; k < rest.length; k++) (c[k] === true ? hit : miss).push(rest[k]!);
+        if (hit.length > 0) scatter(out, hit, evaluate(w.result, subset(b, hit)));
+        rest = miss;
+      }
+      if (rest.length > 0) scatter(out, rest, evaluate(e.otherwise, subset(b, rest)));
+      return out;
+    }
+    case 'coalesce': {
+      const out = new Array<Value>(n).fill(null);
+      let rest: number[] = Array.from({ length: n }, (_, i) => i);
+      for (const arg of e.args) {
+        if (rest.length === 0) break;
+        const v = evaluate(arg, subset(b, rest));
+        const still: number[] = [];
+        for (let k = 0; k < rest.length; k++) {
+          if (v[k] === null) still.push(rest[k]!);
+          else out[rest[k]!] = v[k]!;
+        }
+        rest = still;
+      }
+      return out;
+    }
+    case 'like': {
+      const a = evaluate(e.arg, b);
+      const p = evaluate(e.pattern, b);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        if (a[i] === null || p[i] === null) {
+          out[i] = null;
+          continue;
+        }
+        const re = likeRegExp(p[i] as string, e.escape, e.ci);
+        out[i] = re.test(e.ci ? asciiLower(a[i] as string) : (a[i] as string)) !== e.negated;
+      }
+      return out;
+    }
+    case 'func':
+      return evalFunc(e, b);
     default: {
       const never: never = e;
       throw new Error(`evaluate: unknown expression ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function subset(b: RowBatch, idx: number[]): RowBatch {
+  return idx.length === b.rows ? b : take(b, idx);
+}
+
+function scatter(out: Value[], idx: readonly number[], v: readonly Value[]): void {
+  for (let k = 0; k < idx.length; k++) out[idx[k]!] = v[k]!;
+}
+
+/** Scalar functions (../expr.ts ScalarFn); all strict except concat, which skips NULLs. */
+function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
+  const n = b.rows;
+  const args = e.args.map((a) => evaluate(a, b));
+  const out = new Array<Value>(n);
+  if (e.fn === 'concat') {
+    for (let i = 0; i < n; i++) {
+      let s = '';
+      for (let j = 0; j < args.length; j++) {
+        const v = args[j]![i]!;
+        if (v !== null) s += toText(e.args[j]!.type, v);
+      }
+      out[i] = s;
+    }
+    return out;
+  }
+  for (let i = 0; i < n; i++) {
+    let isNull = false;
+    for (const a of args) if (a[i] === null) isNull = true;
+    out[i] = isNull ? null : scalar(e, args, i);
+  }
+  return out;
+}
+
+function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number): Value {
+  const s = args[0]![i] as string;
+  switch (e.fn) {
+    case 'length':
+      return charLength(e.args[0]!.type.id === 'bpchar' ? s.replace(/ +$/, '') : s);
+    case 'lower':
+      return asciiLower(s);
+    case 'upper':
+      return asciiUpper(s);
+    case 'substring':
+      return substring(s, args[1]![i] as number, args.length > 2 ? (args[2]![i] as number) : null);
+    case 'position':
+      return position(s, args[1]![i] as string);
+    case 'btrim':
+    case 'ltrim':
+    case 'rtrim':
+      return trim(s, args.length > 1 ? (args[1]![i] as string) : ' ', e.fn !== 'rtrim', e.fn !== 'ltrim');
+    case 'textcat':
+      return s + (args[1]![i] as string);
+    case 'concat':
+      throw new Error('concat is not strict: evalFunc handles it');
+    default: {
+      const never: never = e.fn;
+      throw new Error(`unknown function ${String(never)}`);
     }
   }
 }

@@ -25,7 +25,8 @@ interface Group {
   states: AggState[];
 }
 
-type AggState = { n: number; v: unknown };
+/** `seen` holds the keys of values already folded, for DISTINCT aggregates. */
+type AggState = { n: number; v: unknown; seen?: Set<string> };
 
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
@@ -49,6 +50,12 @@ export class HashAggregate {
         }
         const v = col[i]!;
         if (v === null) continue;
+        if (this.aggs[j]!.distinct) {
+          const k = keyText(v, this.aggs[j]!.arg!.type.id === 'numeric');
+          st.seen ??= new Set();
+          if (st.seen.has(k)) continue;
+          st.seen.add(k);
+        }
         accumulate(this.aggs[j]!, st, v);
       }
     }
@@ -67,7 +74,7 @@ export class HashAggregate {
 
   private group(keyCols: Value[][], i: number): Group {
     const keys = keyCols.map((c) => c[i]!);
-    const h = keys.length === 0 ? '' : keys.map(keyText).join('\u0000');
+    const h = keys.length === 0 ? '' : keys.map((k, j) => keyText(k, this.keys[j]!.type.id === 'numeric')).join('\u0000');
     let g = this.groups.get(h);
     if (g === undefined) {
       g = { keys, states: this.aggs.map(() => ({ n: 0, v: undefined })) };
@@ -77,10 +84,15 @@ export class HashAggregate {
   }
 }
 
-function keyText(v: Value): string {
+/**
+ * A value's grouping key. Numbers compare as PostgreSQL's equality does: -0 is 0; numeric
+ * text drops trailing fractional zeros (1.50 = 1.5).
+ */
+export function keyText(v: Value, numeric: boolean): string {
   if (v === null) return 'N';
   if (typeof v === 'bigint') return `b${v}`;
-  if (typeof v === 'number') return `n${v}`;
+  if (typeof v === 'number') return `n${v === 0 ? 0 : v}`;
+  if (numeric && typeof v === 'string' && /^-?\d+\.\d*0$/.test(v)) return `s${v.replace(/\.?0+$/, '')}`;
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'string') return `s${v}`;
   return `x${Buffer.from(v).toString('hex')}`;
@@ -95,6 +107,12 @@ function accumulate(a: AggCall, st: AggState, v: Value): void {
     case 'sum':
     case 'avg':
       st.v = addTo(t, a.fn, st.v, v);
+      return;
+    case 'bool_and':
+      st.v = st.v !== false && v === true;
+      return;
+    case 'bool_or':
+      st.v = st.v === true || v === true;
       return;
     case 'min':
     case 'max': {
@@ -136,6 +154,8 @@ function final(a: AggCall, st: AggState): Value {
   switch (a.fn) {
     case 'min':
     case 'max':
+    case 'bool_and':
+    case 'bool_or':
       return st.v as Value;
     case 'sum':
       if (typeof st.v === 'bigint') return a.type.id === 'int8' ? st.v : String(st.v);

@@ -189,7 +189,8 @@ export function castValue(from: PgType, to: PgType, v: Value): Value {
   const cf = categoryOf(from);
   const ct = categoryOf(to);
   if (cf === 'string') return parseText(to, v as string);
-  if (ct === 'string') return parseText(to, toText(from, v));
+  // bool's cast to text is booltext (`true`), not its output function (`t`).
+  if (ct === 'string') return parseText(to, from.id === 'bool' ? String(v) : toText(from, v));
   if (cf === 'numeric' && ct === 'numeric') return castNumber(from, to, v);
   if (from.id === 'date' && to.id === 'timestamp') return BigInt(v as number) * US_PER_DAY;
   if (from.id === 'timestamp' && to.id === 'date') {

@@ -6,24 +6,52 @@
 import type { PgType, Value } from '../../types/index.js';
 import { formatDecimal } from '../../types/index.js';
 import type { Plan } from '../plan.js';
+import type { ScanStats } from '../../scan/index.js';
 import type { BoundSelect } from '../bind.js';
 import type { Expr } from '../expr.js';
 import type { QueryResult } from '../result.js';
 import type { RowBatch } from './batch.js';
 import { filter } from './filter.js';
 import { project } from './project.js';
-import { HashAggregate } from './hash-aggregate.js';
+import { HashAggregate, keyText } from './hash-aggregate.js';
 import { sortRows, type SortKey } from './sort.js';
 import { limitRows } from './limit.js';
 import { materialize } from './scan.js';
 
-export async function run(p: Plan): Promise<QueryResult> {
+/**
+ * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
+ * counters, and rows and times (ms since the start) per stage.
+ */
+export interface RunTrace {
+  start: number;
+  stats: ScanStats | null;
+  /** Rows leaving the scan node (after the residual filter). */
+  scanRows: number;
+  scanFirst: number;
+  scanLast: number;
+  /** Groups leaving the aggregate (after HAVING). */
+  aggRows: number;
+  aggAt: number;
+  /** Rows before LIMIT/OFFSET, and after. */
+  sortedRows: number;
+  outRows: number;
+  finishAt: number;
+}
+
+export function newTrace(): RunTrace {
+  return { start: performance.now(), stats: null, scanRows: 0, scanFirst: 0, scanLast: 0, aggRows: 0, aggAt: 0, sortedRows: 0, outRows: 0, finishAt: 0 };
+}
+
+export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
+  const t = trace ?? null;
+  const now = () => (t === null ? 0 : performance.now() - t.start);
   const q = p.query;
   switch (p.kind) {
     case 'stats-aggregate': {
       const r = await q.table.aggregate(p.specs, p.where);
       const cols = r.values.map((v, j) => [engineValue(v, q.grouping!.aggs[j]!.type.id, r.types[j]!)]);
-      return finish(q, [{ rows: 1, cols }], true);
+      if (t !== null) Object.assign(t, { stats: r.stats, scanRows: 1, scanFirst: now(), scanLast: now(), aggRows: 1, aggAt: now() });
+      return finish(q, [{ rows: 1, cols }], true, t);
     }
     case 'top-n': {
       const r = await q.table.topN({
@@ -34,7 +62,8 @@ export async function run(p: Plan): Promise<QueryResult> {
         ...(p.where !== undefined ? { where: p.where } : {}),
       });
       const b = materialize(r.batch, q.columns);
-      return finish(q, [b], false);
+      if (t !== null) Object.assign(t, { stats: r.stats, scanRows: b.rows, scanFirst: now(), scanLast: now() });
+      return finish(q, [b], false, t);
     }
     case 'pipeline': {
       const names = q.columns.length > 0 ? q.columns.map((f) => f.name) : [q.table.fields[0]!.name];
@@ -47,6 +76,10 @@ export async function run(p: Plan): Promise<QueryResult> {
         for (let sb = await scan.next(); sb !== null; sb = await scan.next()) {
           let b = materialize(sb, fields);
           if (p.residual !== null) b = filter(b, p.residual);
+          if (t !== null) {
+            if (t.scanRows === 0) t.scanFirst = now();
+            t.scanRows += b.rows;
+          }
           if (b.rows === 0) continue;
           if (agg !== null) agg.add(b);
           else batches.push(b);
@@ -54,12 +87,14 @@ export async function run(p: Plan): Promise<QueryResult> {
       } finally {
         await scan.end();
       }
+      if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
       if (agg !== null) {
         let g = agg.finish();
         if (q.having !== null) g = filter(g, q.having);
-        return finish(q, [g], true);
+        if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
+        return finish(q, [g], true, t);
       }
-      return finish(q, batches, true);
+      return finish(q, batches, true, t);
     }
     default: {
       const never: never = p;
@@ -69,7 +104,7 @@ export async function run(p: Plan): Promise<QueryResult> {
 }
 
 /** Projection, then (when `order`) sort and LIMIT/OFFSET. */
-function finish(q: BoundSelect, batches: RowBatch[], order: boolean): QueryResult {
+function finish(q: BoundSelect, batches: RowBatch[], order: boolean, t: RunTrace | null): QueryResult {
   const hidden: Expr[] = order ? q.orderBy.map((o) => o.expr) : [];
   const exprs = [...q.targets.map((t) => t.expr), ...hidden];
   let rows: Value[][] = [];
@@ -77,15 +112,30 @@ function finish(q: BoundSelect, batches: RowBatch[], order: boolean): QueryResul
     const out = project(b, exprs);
     for (let i = 0; i < out.rows; i++) rows.push(out.cols.map((c) => c[i]!));
   }
+  if (q.distinct) rows = distinctRows(rows, q.targets.map((t) => t.expr.type.id === 'numeric'));
   if (order) {
     if (hidden.length > 0) {
       const keys: SortKey[] = q.orderBy.map((o, k) => ({ index: q.targets.length + k, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst }));
       sortRows(rows, keys);
     }
+    if (t !== null) t.sortedRows = rows.length;
     rows = limitRows(rows, q.limit, q.offset);
     if (hidden.length > 0) rows = rows.map((r) => r.slice(0, q.targets.length));
-  }
+  } else if (t !== null) t.sortedRows = rows.length;
+  if (t !== null) Object.assign(t, { outRows: rows.length, finishAt: performance.now() - t.start });
   return { command: 'SELECT', fields: q.targets.map((t) => ({ name: t.name, type: t.expr.type })), rows };
+}
+
+/** SELECT DISTINCT: the first of each set of equal rows (ORDER BY keys are output columns, so equal too). */
+function distinctRows(rows: Value[][], numeric: readonly boolean[]): Value[][] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    let k = '';
+    for (let i = 0; i < numeric.length; i++) k += `${keyText(r[i]!, numeric[i]!)}\u0000`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
 
 /** Table.aggregate gives min/max of numeric(p,s) as unscaled bigints; the engine wants text. */

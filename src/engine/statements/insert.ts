@@ -1,0 +1,121 @@
+/**
+ * INSERT INTO name [(columns)] VALUES (…), … | SELECT …
+ *
+ * Rows go through the table's sink (src/insert/sink.ts) in one batch and one commit, so the
+ * statement is atomic: a NOT NULL violation (23502, checked by the sink), a bad literal or an
+ * out-of-range value leaves the table as it was. Columns not named get their DEFAULT (or
+ * NULL); each value is coerced to its column by PostgreSQL's assignment rules (./assign.ts).
+ * The command tag is `INSERT 0 n`. ON CONFLICT, RETURNING, WITH and OVERRIDING are 0A000.
+ */
+import type { Database, Table } from '../../database.js';
+import { type Field, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
+import { bindSelect, bindValue, isUnknownLiteral, openTable } from '../bind.js';
+import { notSupported, positionOf, SqlError } from '../errors.js';
+import { evaluate } from '../exec/eval.js';
+import { run } from '../exec/run.js';
+import { plan } from '../plan.js';
+import type { QueryResult } from '../result.js';
+import { assignExpr, assignValue, checkAssignable } from './assign.js';
+
+export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
+  if (s.onConflictClause !== undefined) throw notSupported('ON CONFLICT');
+  if (s.returningList !== undefined) throw notSupported('RETURNING');
+  if (s.withClause !== undefined) throw notSupported('WITH');
+  const rel = s.relation as AstFields;
+  const table = await openTable(db, rel.relname as string, rel.location as number);
+  const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt);
+  if (source === null) throw notSupported('INSERT … DEFAULT VALUES');
+  const named = (s.cols ?? []) as AstNode[];
+  // Without a column list the targets are the table's first columns, as many as the source has.
+  const lists = (source.valuesLists ?? null) as AstNode[] | null;
+  let targets: Field[];
+  let rows: (Value | undefined)[][];
+  if (lists !== null) {
+    targets = named.length > 0 ? targetFields(table, named) : table.fields.slice(0, Math.min(table.fields.length, (fieldsOf(lists[0]!).items as AstNode[]).length));
+    rows = valuesRows(lists, targets, named.length === 0 ? table.fields.length : targets.length);
+  } else {
+    const q = await bindSelect(db, s.selectStmt as AstNode);
+    // A string literal the query outputs is still unknown: it takes its column's type.
+    const unknown = q.targets.map((x) => isUnknownLiteral(x.expr));
+    const r = await run(plan(q));
+    targets = named.length > 0 ? targetFields(table, named) : table.fields.slice(0, Math.min(table.fields.length, r.fields.length));
+    rows = selectRows(r, unknown, targets, named.length === 0 ? table.fields.length : targets.length);
+  }
+  // Each row holds one value per target column (undefined = DEFAULT), already in storage form.
+  const slot = new Map(targets.map((f, i) => [f.fieldId, i]));
+  const defaults = table.fields.map((f) => (f.default === undefined ? null : parseText(f.type, f.default)));
+  const cols: Value[][] = table.fields.map(() => new Array<Value>(rows.length));
+  table.fields.forEach((f, j) => {
+    const i = slot.get(f.fieldId);
+    const out = cols[j]!;
+    for (let r = 0; r < rows.length; r++) {
+      const v = i === undefined ? undefined : rows[r]![i];
+      out[r] = v === undefined ? defaults[j]! : v;
+    }
+  });
+  if (rows.length > 0) await write(table, cols);
+  return { command: 'INSERT', tag: `INSERT 0 ${rows.length}`, fields: [], rows: [] };
+}
+
+async function write(table: Table, cols: Value[][]): Promise<void> {
+  const sink = table.sink();
+  try {
+    await sink.write({ length: cols[0]!.length, columns: table.fields.map((f, j) => columnOf(f.type, cols[j]!)), selection: null });
+    await sink.commit();
+  } catch (e) {
+    await sink.abort().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The named target columns, or all in table order; unknown (42703) and repeated (42701) names fail. */
+function targetFields(table: Table, cols: AstNode[]): Field[] {
+  if (cols.length === 0) return [...table.fields];
+  const seen = new Set<string>();
+  return cols.map((c) => {
+    const rt = fieldsOf(c);
+    if (rt.indirection !== undefined) throw notSupported('INSERT into subfields or array elements', rt.location);
+    const name = rt.name as string;
+    const f = table.fields.find((x) => x.name === name);
+    if (f === undefined) throw new SqlError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table.name}" does not exist`, positionOf(rt.location));
+    if (seen.has(name)) throw new SqlError('invalid_input', SQLSTATE.duplicate_column, `column "${name}" specified more than once`, positionOf(rt.location));
+    seen.add(name);
+    return f;
+  });
+}
+
+function arityError(values: number, targets: number, location?: number): SqlError {
+  return new SqlError(
+    'invalid_input',
+    SQLSTATE.syntax_error,
+    values > targets ? 'INSERT has more expressions than target columns' : 'INSERT has more target columns than expressions',
+    positionOf(location),
+  );
+}
+
+/** VALUES lists: each item is bound on its own and coerced to its column (PostgreSQL does the same for INSERT … VALUES). */
+function valuesRows(lists: AstNode[], targets: readonly Field[], max: number): (Value | undefined)[][] {
+  const width = (fieldsOf(lists[0]!).items as AstNode[]).length;
+  return lists.map((l) => {
+    const items = fieldsOf(l).items as AstNode[];
+    if (items.length !== width) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'VALUES lists must all be the same length', positionOf(locationOf(items[0] ?? l)));
+    if (items.length !== targets.length || items.length > max) throw arityError(items.length, targets.length, locationOf(items[Math.min(items.length, targets.length) - 1] ?? l));
+    return items.map((item, i) => {
+      if (kindOf(item) === 'SetToDefault') return undefined;
+      const e = bindValue(item, 'VALUES');
+      const f = targets[i]!;
+      if (!isUnknownLiteral(e)) checkAssignable(e.type, f, locationOf(item));
+      return assignExpr(e, f, evaluate(e, { rows: 1, cols: [] })[0]!);
+    });
+  });
+}
+
+/** INSERT … SELECT: the query's rows, each value assignment-cast to its column. */
+function selectRows(r: QueryResult, unknown: readonly boolean[], targets: readonly Field[], max: number): Value[][] {
+  if (r.fields.length !== targets.length || r.fields.length > max) throw arityError(r.fields.length, targets.length);
+  r.fields.forEach((f, i) => {
+    if (!unknown[i]) checkAssignable(f.type, targets[i]!);
+  });
+  return r.rows.map((row) => row.map((v, i) => assignValue(r.fields[i]!.type, unknown[i]!, targets[i]!, v)));
+}

@@ -1,0 +1,67 @@
+/**
+ * Running one statement on paxd and on PostgreSQL and comparing the outcomes, shared by the
+ * engine's data-driven suites (./differential.test.ts, ./statements.test.ts).
+ */
+import { query, textRows, commandTag } from '../../src/engine/index.js';
+import type { Database } from '../../src/database.js';
+import { PgQueryError, type Postgres } from '../support/pg.js';
+
+export const NULL = '<NULL>';
+const FS = '\u001f';
+
+export type Outcome = { ok: true; rows: string[][]; tag?: string } | { ok: false; code: string; message: string };
+
+export async function runPg(pg: Postgres, sql: string): Promise<Outcome> {
+  try {
+    const out = await pg.query(`\\pset null '${NULL}'\n\\pset fieldsep '${FS}'\n\\pset recordsep_zero\n${sql}`);
+    const recs = out.split('\0').filter((r, i, a) => !(r === '' && i === a.length - 1));
+    return { ok: true, rows: out === '' ? [] : recs.map((r) => r.replace(/\n$/, '').split(FS)) };
+  } catch (e) {
+    if (e instanceof PgQueryError) return { ok: false, code: e.sqlstate, message: e.message };
+    throw e;
+  }
+}
+
+export async function runPaxd(db: Database, sql: string): Promise<Outcome> {
+  try {
+    const r = await query(db, sql);
+    return { ok: true, rows: textRows(r).map((row) => row.map((v) => v ?? NULL)), ...(r.tag !== undefined ? { tag: commandTag(r) } : {}) };
+  } catch (e) {
+    const err = e as { code?: string; message: string };
+    if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code)) return { ok: false, code: err.code, message: err.message };
+    throw e;
+  }
+}
+
+function sameValue(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = Number(a);
+  const y = Number(b);
+  if (a === '' || b === '' || !Number.isFinite(x) || !Number.isFinite(y) || !/[.e]/i.test(a + b)) return false;
+  return Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
+}
+
+export function sameRows(ordered: boolean, pgRows: string[][], paxdRows: string[][]): string | null {
+  if (pgRows.length !== paxdRows.length) return `${paxdRows.length} rows, PostgreSQL ${pgRows.length}`;
+  const key = (r: string[]) => r.join(FS);
+  const a = ordered ? pgRows : [...pgRows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  const b = ordered ? paxdRows : [...paxdRows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  for (let i = 0; i < a.length; i++) {
+    const ra = a[i]!;
+    const rb = b[i]!;
+    if (ra.length !== rb.length || ra.some((v, j) => !sameValue(v, rb[j]!))) return `row ${i}: paxd ${JSON.stringify(rb)}, PostgreSQL ${JSON.stringify(ra)}`;
+  }
+  return null;
+}
+
+
+/** A statement that is not a query, on PostgreSQL: its command tag (`INSERT 0 3`) or its error. */
+export async function runPgCommand(pg: Postgres, sql: string): Promise<Outcome> {
+  try {
+    const out = await pg.query(`\\set QUIET off\n${sql}`);
+    return { ok: true, rows: [], tag: out.trim() };
+  } catch (e) {
+    if (e instanceof PgQueryError) return { ok: false, code: e.sqlstate, message: e.message };
+    throw e;
+  }
+}
