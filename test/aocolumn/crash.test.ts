@@ -15,7 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/database.js';
 import { getValue } from '../../src/types/builder.js';
-import { APPEND_COLUMNS, appendBatch } from '../support/appender.js';
+import { APPEND_COLUMNS, appendBatch, collectCommits } from '../support/appender.js';
 import { spawnBundled } from '../support/bundle.js';
 import { tempDir } from '../support/tmp.js';
 import { readAll } from '../support/columns.js';
@@ -42,21 +42,6 @@ async function verify(db: Database, table: string, rowsPerCommit: number): Promi
   return new Set(seen.keys());
 }
 
-function collect(child: ReturnType<typeof spawnBundled>, acked: Set<string>, onReady: () => void): void {
-  let buf = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (line === 'ready') onReady();
-      const m = /^committed (\d+) (\d+)$/.exec(line);
-      if (m) acked.add(`${m[1]}:${m[2]}`);
-    }
-  });
-}
-
 test('ao_column: 50 SIGKILLs during appends: readable at the last commit, the next append succeeds', async () => {
   const dir = tempDir();
   const db = await Database.open(dir);
@@ -74,7 +59,7 @@ test('ao_column: 50 SIGKILLs during appends: readable at the last commit, the ne
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));
       const exited = new Promise<void>((res) => child.on('exit', () => res()));
-      await new Promise<void>((res) => collect(child, acked, res));
+      await new Promise<void>((res) => collectCommits(child, acked, res));
       await new Promise((r) => setTimeout(r, rng.int(5, 300)));
       child.kill('SIGKILL');
       await exited;
@@ -113,7 +98,7 @@ test('ao_column: two processes append 100 commits each to one table: 200 commits
     const child = spawnBundled('test/support/appender.ts', [dir, 'conc', String(w), '0', '100', '50']);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
-    collect(child, acked, () => undefined);
+    collectCommits(child, acked, () => undefined);
     return new Promise<void>((res, rej) => child.on('exit', (code) => (code === 0 ? res() : rej(new Error(`writer ${w} exited ${code}: ${stderr}`)))));
   });
   await Promise.all(children);

@@ -32,6 +32,22 @@ export function appendBatch(writer: number, commit: number, rows: number): Batch
   };
 }
 
+/** Reads a child appender's stdout: calls onReady at `ready`, records `committed W N` as "W:N". */
+export function collectCommits(child: { stdout: NodeJS.ReadableStream | null }, acked: Set<string>, onReady: () => void): void {
+  let buf = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line === 'ready') onReady();
+      const m = /^committed (\d+) (\d+)$/.exec(line);
+      if (m) acked.add(`${m[1]}:${m[2]}`);
+    }
+  });
+}
+
 async function main(): Promise<void> {
   const [data, table, writer, first, count, rows] = process.argv.slice(2);
   const db = await Database.open(data!);
