@@ -94,7 +94,8 @@ export function nanOf(t: PgType): Value {
   return null;
 }
 
-function holds(op: CmpOp, c: number): boolean {
+/** Whether a comparison result `c` (negative, zero, positive) satisfies `op`. */
+export function holds(op: CmpOp, c: number): boolean {
   switch (op) {
     case '=':
       return c === 0;

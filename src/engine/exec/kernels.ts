@@ -12,6 +12,7 @@ import { addDecimal, formatDecimal, parseDecimal, type DecimalValue } from '../.
 import type { ArithOp, CmpOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';
+import { holds } from '../../scan/prune.js';
 
 const INT_LIMITS = {
   int2: [-32768, 32767, 'smallint'],
@@ -155,22 +156,8 @@ export function compare(type: PgType, a: Value, b: Value): number {
   return compareValues(type, a, b);
 }
 
-export function compareOp(op: CmpOp, c: number): boolean {
-  switch (op) {
-    case '=':
-      return c === 0;
-    case '<>':
-      return c !== 0;
-    case '<':
-      return c < 0;
-    case '<=':
-      return c <= 0;
-    case '>':
-      return c > 0;
-    case '>=':
-      return c >= 0;
-  }
-}
+/** Whether a comparison result satisfies `op` (the scan layer's rule, shared). */
+export const compareOp = holds;
 
 /** Formats a non-NULL engine value as PostgreSQL's output function does. */
 export function toText(type: PgType, v: Value): string {
