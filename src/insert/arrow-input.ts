@@ -16,6 +16,8 @@ export async function* readArrow(
   source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream | Promise<FileHandle>,
   fields: readonly Field[],
   fileName: string,
+  /** The relation named in messages. */
+  table = 't',
 ): AsyncGenerator<Batch> {
   let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
   const handle = source instanceof Promise ? await source : null;
@@ -26,19 +28,19 @@ export async function* readArrow(
     } catch (e) {
       throw badArrow(fileName, e);
     }
-    yield* batchesOf(reader, fields, fileName);
+    yield* batchesOf(reader, fields, fileName, table);
   } finally {
     await handle?.close();
   }
 }
 
-async function* batchesOf(reader: Awaited<ReturnType<typeof RecordBatchReader.from>>, fields: readonly Field[], fileName: string): AsyncGenerator<Batch> {
+async function* batchesOf(reader: Awaited<ReturnType<typeof RecordBatchReader.from>>, fields: readonly Field[], fileName: string, table: string): AsyncGenerator<Batch> {
   // An empty input opens as a reader without a schema: not an Arrow IPC file or stream.
   if (reader.schema == null) throw badArrow(fileName, new Error('no schema message (empty input?)'));
   let mapping: (number | -1)[] | null = null;
   try {
     for await (const rb of reader as AsyncIterable<RecordBatch>) {
-      if (mapping === null) mapping = mapColumns(rb, fields, fileName);
+      if (mapping === null) mapping = matchColumnsByName(rb.schema.fields.map((f) => f.name), fields, fileName, table);
       yield toBatch(rb, fields, mapping, fileName);
     }
   } catch (e) {
@@ -47,8 +49,12 @@ async function* batchesOf(reader: Awaited<ReturnType<typeof RecordBatchReader.fr
   }
 }
 
-function mapColumns(rb: RecordBatch, fields: readonly Field[], fileName: string): (number | -1)[] {
-  const names = rb.schema.fields.map((f) => f.name);
+/**
+ * For each table column, the index of the input column of the same name (exact, then
+ * case-insensitive), or -1 when the input lacks it. An input column the table does not have
+ * is an error in PostgreSQL's words (42703). Shared by the Arrow and Parquet readers.
+ */
+export function matchColumnsByName(names: readonly string[], fields: readonly Field[], file: string, table: string): number[] {
   const used = new Set<number>();
   const mapping = fields.map((f) => {
     let i = names.indexOf(f.name);
@@ -56,9 +62,8 @@ function mapColumns(rb: RecordBatch, fields: readonly Field[], fileName: string)
     if (i >= 0) used.add(i);
     return i;
   });
-  const extra = names.filter((_, i) => !used.has(i));
-  if (extra.length > 0)
-    throw new PaxdError('invalid_input', SQLSTATE.undefined_column, `${fileName}: input column${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')} not in the table`, { file: fileName });
+  const extra = names.find((_, i) => !used.has(i));
+  if (extra !== undefined) throw new PaxdError('invalid_input', SQLSTATE.undefined_column, `${file}: column "${extra}" of relation "${table}" does not exist`, { file });
   return mapping;
 }
 

@@ -42,6 +42,7 @@ import { parseText } from '../types/text-io.js';
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
 import { registerFormat, type FormatOptions, type FormatReader } from './formats.js';
 import type { Input } from './input.js';
+import { matchColumnsByName } from './arrow-input.js';
 
 /** Rows per record batch asked of parquet-wasm within a row group. */
 const BATCH_ROWS = 65536;
@@ -231,15 +232,7 @@ function badParquet(file: string, e: unknown): PaxdError {
 /** For each table column, the index of the file's column, or -1. */
 export function mapColumns(schema: Schema, fields: readonly Field[], file: string, table: string): number[] {
   const names = schema.fields.map((f) => f.name);
-  const used = new Set<number>();
-  const mapping = fields.map((f) => {
-    let i = names.indexOf(f.name);
-    if (i < 0) i = names.findIndex((n) => n.toLowerCase() === f.name.toLowerCase());
-    if (i >= 0) used.add(i);
-    return i;
-  });
-  const extra = names.filter((_, i) => !used.has(i));
-  if (extra.length > 0) throw new PaxdError('invalid_input', SQLSTATE.undefined_column, `${file}: column "${extra[0]}" of relation "${table}" does not exist`, { file });
+  const mapping = matchColumnsByName(names, fields, file, table);
   fields.forEach((f, c) => {
     const i = mapping[c]!;
     if (i >= 0 && !convertible(schema.fields[i]!.type, f.type))

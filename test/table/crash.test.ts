@@ -6,7 +6,8 @@
  * acknowledged is there, every commit present is whole (all its rows, nothing partial), and
  * `paxd check` passes.
  *
- * Concurrency: two processes append 100 commits each to one table: 200 commits, every row.
+ * Concurrency: two processes append 100 commits each to one table, in both layouts: 200
+ * commits, every row.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -79,26 +80,29 @@ test('SIGKILL at random moments, 50 times: always a committed snapshot, whole co
   assert.match(r.stdout, /table crash ok/);
 });
 
-test('two processes append 100 commits each to one table: 200 commits, every row present', async () => {
-  const dir = tempDir();
-  const db = await Database.open(dir);
-  await db.createTable('conc', APPEND_COLUMNS);
-  const acked = new Set<string>();
-  const children = [1, 2].map((w) => {
-    const child = spawnTs('test/support/appender.ts', [dir, 'conc', String(w), '0', '100', '50']);
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    collectCommits(child, acked, () => undefined);
-    return new Promise<void>((res, rej) => child.on('exit', (code) => (code === 0 ? res() : rej(new Error(`writer ${w} exited ${code}: ${stderr}`)))));
+for (const layout of ['pax', 'ao_column'] as const) {
+  test(`${layout}: two processes append 100 commits each to one table: 200 commits, every row present`, async () => {
+    const dir = tempDir();
+    const db = await Database.open(dir);
+    await db.createTable('conc', APPEND_COLUMNS, { layout });
+    const acked = new Set<string>();
+    const children = [1, 2].map((w) => {
+      const child = spawnTs('test/support/appender.ts', [dir, 'conc', String(w), '0', '100', '50']);
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      collectCommits(child, acked, () => undefined);
+      return new Promise<void>((res, rej) => child.on('exit', (code) => (code === 0 ? res() : rej(new Error(`writer ${w} exited ${code}: ${stderr}`)))));
+    });
+    await Promise.all(children);
+    assert.is(acked.size, 200);
+    const present = await verify(dir, 'conc', 50);
+    assert.is(present.size, 200);
+    const t = await db.table('conc');
+    assert.is(t.rows, 200 * 50);
+    assert.is(t.snapshot.id, 201, 'one snapshot per commit after the create');
+    assert.equal((await t.check()).problems, []);
+    await db.close();
   });
-  await Promise.all(children);
-  assert.is(acked.size, 200);
-  const present = await verify(dir, 'conc', 50);
-  assert.is(present.size, 200);
-  const t = await db.table('conc');
-  assert.is(t.rows, 200 * 50);
-  assert.is(t.snapshot.id, 201, 'one snapshot per commit after the create');
-  await db.close();
-});
+}
 
 test.run();
