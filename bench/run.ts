@@ -11,6 +11,11 @@
  *             bytes) and costs (--rows N, --appends N)
  *   s3        a projected scan of lineitem (SF 0.1; --sf N) from the local store and from s3rver:
  *             rows/s, decoded MB/s, bytes and GETs fetched (--runs N)
+ *   engine    TPC-H Q1, Q6 and ClickBench-style queries on lineitem (SF 1; --sf N) in paxd, DuckDB
+ *             (1 and 2 threads) and PostgreSQL (serial and parallel): median ms, ratios, and a check
+ *             that paxd answers as DuckDB does (--runs N, --only q1,q6,c01,…, --skip-pg)
+ *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
+ *             and for large ones (--large N, --large-rows N), file count after compaction
  */
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   storage: () => import('./storage.js'),
@@ -19,6 +24,8 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   export: () => import('./export.js'),
   ao: () => import('./ao.js'),
   s3: () => import('./s3.js'),
+  engine: () => import('./engine.js'),
+  inbox: () => import('./inbox.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

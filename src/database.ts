@@ -58,13 +58,26 @@ export interface TableInfo {
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
+const STORE_URIS = new WeakMap<ObjectStore, string>();
+
+/** The URI a store was opened from by Database.open (worker threads open the same store by it), if any. */
+export function storeUri(store: ObjectStore): string | null {
+  return STORE_URIS.get(store) ?? null;
+}
+
 export class Database {
-  private constructor(readonly store: ObjectStore) {}
+  private constructor(
+    readonly store: ObjectStore,
+    /** Where the store was opened from, when it was (worker threads open their own); null for a wrapped ObjectStore. */
+    readonly uri: string | null = null,
+  ) {}
 
   /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
   static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA): Promise<Database> {
     if (typeof uri !== 'string') return new Database(uri);
-    return new Database(await openStore(uri));
+    const store = await openStore(uri);
+    STORE_URIS.set(store, uri);
+    return new Database(store, uri);
   }
 
   async tables(): Promise<TableInfo[]> {

@@ -3,12 +3,15 @@
  * `--data URI` (or PAXD_DATA; ./paxd-data by default), has --help, and on failure prints one
  * line `paxd: ERROR:  CODE: message` to stderr and exits non-zero.
  */
+import { resultToArrowIpc } from '../daemon/arrow-out.js';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { Database, DEFAULT_DATA, type Table } from '../database.js';
 import { PaxdError, usage } from '../types/errors.js';
 import { parseColumns } from '../types/parse-type.js';
 import { ingestFiles } from '../insert/ingest.js';
-import { startServer, parseListen, formatListen, DEFAULT_LISTEN } from '../pgwire/index.js';
+import { startServer, DEFAULT_LISTEN, serveAuthConfig, scramVerifier, md5Verifier, type TlsConfig } from '../pgwire/index.js';
+import { serve, loadConfig, printableConfig, type RawConfig } from '../daemon/index.js';
 import { query, queryAll, textRows, commandTag, type QueryResult } from '../engine/index.js';
 import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../export/index.js';
 import { FORMATS, formatOf, type Format } from '../insert/formats.js';
@@ -171,10 +174,10 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   dataOption(
     program
       .command('sql [statement]')
-      .description('run SQL (PostgreSQL dialect; a growing subset: single-table SELECT with WHERE, GROUP BY, HAVING, ORDER BY, LIMIT); reads statements from standard input when none is given')
-      .option('--format <format>', 'table, csv or json', 'table'),
+      .description('run SQL (PostgreSQL dialect: SELECT with joins, subqueries, UNION ALL, GROUP BY, ORDER BY, LIMIT; CREATE/ALTER/DROP TABLE, INSERT, DELETE, EXPLAIN [ANALYZE]); reads statements from standard input when none is given')
+      .option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table'),
   ).action(async (statement: string | undefined, o) => {
-    if (!['table', 'csv', 'json'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv or json`);
+    if (!['table', 'csv', 'json', 'arrow'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv, json or arrow`);
     const db = await Database.open(o.data);
     try {
       const sql =
@@ -191,6 +194,10 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
         if (r.fields.length === 0) {
           // INSERT, DELETE, CREATE TABLE, …: their command tag, as psql prints it.
           if (o.format === 'table') out(`${commandTag(r)}\n`);
+          continue;
+        }
+        if (o.format === 'arrow') {
+          process.stdout.write(resultToArrowIpc(r));
           continue;
         }
         const header = r.fields.map((f) => f.name);
@@ -215,40 +222,64 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   dataOption(
     program
       .command('serve')
-      .description('serve the store to PostgreSQL clients (psql, drivers) over the wire protocol; for now trust authentication, on loopback only')
-      .option('--listen <address>', 'host:port, [ipv6]:port or :port (0 picks a free port)', DEFAULT_LISTEN)
+      .description('run the daemon: PostgreSQL wire protocol, HTTP API (/health /ready /metrics /v1/sql /v1/tables/{t}/rows), watched inbox, background compaction and vacuum (docs/DAEMON.md); SIGTERM finishes running work, SIGINT cancels it')
+      .option('--listen <address>', 'wire protocol host:port, [ipv6]:port or :port (0 picks a free port), or off', DEFAULT_LISTEN)
       .option('--max-message-size <bytes>', 'largest message a client may send', positiveInt('--max-message-size'))
-      .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections')),
-  ).action(async (o) => {
-    const { host, port } = parseListen(o.listen);
-    const db = await Database.open(o.data);
-    let srv: Awaited<ReturnType<typeof startServer>>;
-    try {
-      srv = await startServer({
-        db,
-        host,
-        port,
-        ...(o.maxMessageSize !== undefined ? { maxMessageSize: o.maxMessageSize } : {}),
-        ...(o.maxConnections !== undefined ? { maxConnections: o.maxConnections } : {}),
-      });
-    } catch (e) {
-      await db.close();
-      throw e; // trust on a non-loopback address, address in use, …
+      .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections'))
+      .option('--users <file>', 'wire protocol users: JSON {"users": {"alice": "SCRAM-SHA-256$…"}, "method"?: …} (verifiers from paxd passwd)')
+      .option('--auth <method>', 'wire protocol authentication: scram-sha-256 (default with users), md5, or trust (loopback only; default without users)')
+      .option('--tls-key <file>', 'PEM private key: clients may use TLS (sslmode=require)')
+      .option('--tls-cert <file>', 'PEM certificate chain for --tls-key')
+      .option('--config <file>', 'configuration file, JSON or TOML (env PAXD_CONFIG); environment PAXD_<KEY> overrides it, flags override both')
+      .option('--print-config', 'print the effective configuration (secrets masked) and exit')
+      .option('--http <address>', 'HTTP API host:port, or off (default 127.0.0.1:7480)')
+      .option('--inbox <dir>', 'watch DIR/<table>/ for CSV, NDJSON, Parquet and Arrow files (.gz/.zst too) and load each exactly once')
+      .option('--inbox-create', 'create a missing table from its first inbox file (schema inferred)')
+      .option('--on-error <mode>', 'inbox and HTTP loads: abort (a bad row fails the file) or skip (bad rows go to its rejects)')
+      .option('--vacuum-grace <duration>', 'background vacuum removes unreferenced files older than this (e.g. 10m, 1h)')
+      .option('--work-mem <size>', 'memory budget of one statement or load (e.g. 64MB)')
+      .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent'),
+  ).action(async (o, cmd: Command) => {
+    const given = (k: string) => cmd.getOptionValueSource(k) === 'cli';
+    const flags: RawConfig = {};
+    const map: [string, keyof RawConfig][] = [
+      ['data', 'store'], ['listen', 'listen'], ['http', 'http'], ['inbox', 'inbox'], ['inboxCreate', 'inbox_create'], ['onError', 'on_error'],
+      ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'],
+    ];
+    for (const [opt, key] of map) if (given(opt)) flags[key] = o[opt];
+    const config = loadConfig({ ...(o.config !== undefined ? { file: o.config } : {}), flags });
+    if (o.printConfig) {
+      out(printableConfig(config));
+      return;
     }
-    out(`paxd: listening on ${formatListen(srv.host, srv.port)} (store ${o.data})\n`);
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      const stop = (s: NodeJS.Signals) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(s);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+    await serve(config, {
+      out,
+      startWire: (db, host, port, c) =>
+        startServer({
+          db,
+          host,
+          port,
+          maxConnections: c.max_connections,
+          ...(o.maxMessageSize !== undefined ? { maxMessageSize: o.maxMessageSize } : {}),
+          auth: serveAuthConfig(c.users, o.users, o.auth),
+          workMem: c.work_mem,
+          ...(o.tlsKey !== undefined || o.tlsCert !== undefined ? { tls: tlsFiles(o.tlsKey, o.tlsCert) } : {}),
+        }),
     });
-    out(`paxd: ${signal}: stopping\n`);
-    await srv.close(); // ends every connection at once for now (graceful SIGTERM: issue 9)
-    await db.close();
   });
+
+  program
+    .command('passwd <user>')
+    .description("print a SCRAM-SHA-256 verifier (PostgreSQL's format) for a password read from stdin, for the users of paxd serve")
+    .option('--password-stdin', 'read the password from stdin (the default)')
+    .option('--md5', 'print an md5 verifier instead (only for serve --auth md5)')
+    .action(async (user: string, o) => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+      if (password === '') throw usage('paxd passwd: empty password on stdin');
+      out((o.md5 ? md5Verifier(user, password) : scramVerifier(password)) + '\n');
+    });
 
   dataOption(program.command('stats <table>').description('per-column and per-group statistics').option('--json', 'one JSON object')).action(
     async (table: string, o) => {
@@ -390,4 +421,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`paxd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return 70;
   }
+}
+
+/** --tls-key and --tls-cert: both, read now so a bad path fails at start. */
+function tlsFiles(key: string | undefined, cert: string | undefined): TlsConfig {
+  if (key === undefined || cert === undefined) throw usage('--tls-key and --tls-cert go together');
+  return { key: readFileSync(key), cert: readFileSync(cert) };
 }

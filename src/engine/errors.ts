@@ -15,6 +15,9 @@ export const ENGINE_SQLSTATE = {
   invalid_column_reference: '42P10',
   invalid_row_count_in_limit_clause: '2201W',
   invalid_row_count_in_result_offset_clause: '2201X',
+  invalid_argument_for_power_function: '2201F',
+  ambiguous_function: '42725',
+  cannot_coerce: '42846',
 } as const;
 
 /** A PaxdError carrying PostgreSQL's statement position (1-based; absent when unknown). */
@@ -79,4 +82,9 @@ export function outOfRange(what: 'smallint' | 'integer' | 'bigint'): SqlError {
 
 export function floatOverflow(): SqlError {
   return new SqlError('invalid_input', SQLSTATE.numeric_value_out_of_range, 'value out of range: overflow');
+}
+
+/** 53200: a hash table outgrew the work memory; the statement fails, the process lives on. */
+export function workMemExceeded(what: string, bytes: number): SqlError {
+  return new SqlError('usage', SQLSTATE.out_of_memory, `out of memory: ${what} needs more than work_mem (${Math.round(bytes / 1048576)} MB)`);
 }

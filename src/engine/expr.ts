@@ -33,8 +33,49 @@ export type Expr =
   /** A scalar function over text (./exec/strings.ts): strict unless the function says otherwise. */
   | { readonly kind: 'func'; readonly fn: ScalarFn; readonly args: readonly Expr[]; readonly type: PgType };
 
-/** The scalar functions the engine evaluates; `textcat` is the || operator. */
-export type ScalarFn = 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat';
+/**
+ * The scalar functions the engine evaluates; `textcat` is the || operator. The date/time
+ * operators are functions named as PostgreSQL's (date_pli is date + integer, ts_pl_interval
+ * timestamp + interval, …), typed by ./bind-functions.ts; greatest and least skip NULLs.
+ */
+export type ScalarFn = TextFn | DateTimeFn | MathFn;
+
+export type TextFn = 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat' | 'octet_length';
+
+export type DateTimeFn =
+  | 'date_pli' // date + int4 → date
+  | 'date_mii' // date - int4 → date
+  | 'date_mi' // date - date → int4
+  | 'ts_pl_interval' // timestamp[tz] + interval → timestamp[tz]
+  | 'ts_mi_interval' // timestamp[tz] - interval → timestamp[tz]
+  | 'ts_mi' // timestamp[tz] - timestamp[tz] → interval
+  | 'interval_pl'
+  | 'interval_mi'
+  | 'interval_um'
+  | 'interval_mul' // interval * float8
+  | 'interval_div' // interval / float8
+  | 'date_trunc' // (text, timestamp[tz]) → timestamp[tz]
+  | 'extract' // (text, date|timestamp[tz]|interval) → numeric
+  | 'date_part'; // (text, timestamp[tz]|interval) → float8
+
+export type MathFn = 'abs' | 'round' | 'trunc' | 'ceil' | 'floor' | 'sign' | 'mod' | 'power' | 'sqrt' | 'greatest' | 'least'
+  /** (numeric, precision, scale): a cast to numeric(p,s) */
+  | 'numeric_typmod';
+
+/** The SQL operator a function stands for, for EXPLAIN: date_pli(d, 1) is `(d + 1)`. */
+export const OPERATOR_OF: Readonly<Partial<Record<ScalarFn, string>>> = Object.freeze({
+  textcat: '||',
+  date_pli: '+',
+  date_mii: '-',
+  date_mi: '-',
+  ts_pl_interval: '+',
+  ts_mi_interval: '-',
+  ts_mi: '-',
+  interval_pl: '+',
+  interval_mi: '-',
+  interval_mul: '*',
+  interval_div: '/',
+});
 
 export type ExprKind = Expr['kind'];
 

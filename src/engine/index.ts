@@ -13,33 +13,131 @@
  */
 import type { Database } from '../database.js';
 import type { Value } from '../types/index.js';
-import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
 import { alterTable, createTable, deleteFrom, dropTable, insert } from './statements/index.js';
-import { bindSelect } from './bind.js';
-import { plan } from './plan.js';
+import { bindCondition, bindQuery, bindValue, openTable, queryFields } from './bind.js';
+import { planQuery } from './plan.js';
 import { run } from './exec/run.js';
-import { notSupported } from './errors.js';
-import type { QueryResult } from './result.js';
+import { notSupported, SqlError } from './errors.js';
+import type { QueryResult, ResultField } from './result.js';
+import { DEFAULT_WORK_MEM, withContext } from './context.js';
+import { T, engineType } from './types.js';
+import { type PgType, SQLSTATE } from '../types/index.js';
 
 export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
-/** Runs one SQL statement (a trailing semicolon is fine); `params` ($n) are not supported yet. */
-export async function query(db: Database, sql: string, params?: readonly Value[]): Promise<QueryResult> {
-  if (params !== undefined && params.length > 0) throw notSupported('parameters ($n)');
+export { DEFAULT_WORK_MEM } from './context.js';
+
+/** Settings of one statement. */
+export interface QueryOptions {
+  /** Bytes a hash join's build side may hold before the statement fails with 53200 (default 256 MB). */
+  readonly workMem?: number;
+}
+
+/**
+ * A statement parsed, bound and typed once (PostgreSQL's Parse/Describe), run any number of
+ * times with parameter values (Bind/Execute):
+ *
+ *   const p = await prepare(db, 'SELECT name FROM t WHERE id = $1');
+ *   p.paramTypes          // [{ id: 'int4' }]   (the type of t.id)
+ *   p.fields              // [{ name: 'name', type: { id: 'text' } }]
+ *   await p.execute([42]) // rows of id 42
+ */
+export interface PreparedQuery {
+  /** One type per parameter: given, inferred from the context, or text (PostgreSQL's unknown). */
+  readonly paramTypes: readonly PgType[];
+  /** The result columns; null for statements that return no rows (INSERT, DELETE, DDL). */
+  readonly fields: readonly ResultField[] | null;
+  /** Runs the statement with one value per parameter, of its type (as src/types parseText gives). */
+  execute(params: readonly Value[]): Promise<QueryResult>;
+}
+
+/**
+ * Prepares one statement. `paramTypes` fixes the types of the first parameters (null: infer),
+ * as a Parse message's parameter types do; a parameter used where nothing decides its type is
+ * text. `$n` works in SELECT, INSERT … VALUES/SELECT, DELETE … WHERE and EXPLAIN.
+ */
+export async function prepare(db: Database, sql: string, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
+  const stmts = await parseSql(sql);
+  if (stmts.length > 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'cannot insert multiple commands into a prepared statement');
+  const stmt = stmts[0] ?? null;
+  const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
+  const types: (PgType | null)[] = [...(paramTypes ?? [])];
+  const fields = stmt === null ? null : await withContext({ types, values: null, workMem }, () => describe(db, stmt, types));
+  const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
+  return Object.freeze({
+    paramTypes: resolved,
+    fields,
+    async execute(params: readonly Value[]): Promise<QueryResult> {
+      if (params.length !== resolved.length)
+        throw new SqlError('invalid_input', '08P01', `bind message supplies ${params.length} parameters, but prepared statement requires ${resolved.length}`);
+      if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
+      return withContext({ types: [...resolved], values: params, workMem }, () => execute(db, stmt));
+    },
+  });
+}
+
+/** Runs one SQL statement (a trailing semicolon is fine), with `params` for its `$n` (see prepare). */
+export async function query(db: Database, sql: string, params?: readonly Value[], options?: QueryOptions): Promise<QueryResult> {
+  if (params !== undefined && params.length > 0) return (await prepare(db, sql, params.map(() => null), options)).execute(params);
   const stmts = await parseSql(sql);
   if (stmts.length === 0) return { command: 'EMPTY', fields: [], rows: [] };
   if (stmts.length > 1) throw notSupported('several statements in one query string');
-  return execute(db, stmts[0]!);
+  return withContext({ types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM }, () => execute(db, stmts[0]!));
 }
 
 /** Splits a script into statements and runs them in order (the CLI's stdin mode). */
-export async function queryAll(db: Database, sql: string): Promise<QueryResult[]> {
+export async function queryAll(db: Database, sql: string, options?: QueryOptions): Promise<QueryResult[]> {
   const out: QueryResult[] = [];
-  for (const stmt of await parseSql(sql)) out.push(await execute(db, stmt));
+  const ctx = { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM };
+  for (const stmt of await parseSql(sql)) out.push(await withContext(ctx, () => execute(db, stmt)));
   return out;
+}
+
+/**
+ * The result columns of a statement without running it, binding it in the infer phase so
+ * that its parameters get their types (recorded in `types`, ./context.ts).
+ */
+async function describe(db: Database, stmt: AstNode, types: (PgType | null)[]): Promise<ResultField[] | null> {
+  const s = fieldsOf(stmt);
+  switch (kindOf(stmt)) {
+    case 'SelectStmt':
+      return queryFields(await bindQuery(db, stmt));
+    case 'ExplainStmt':
+      if (kindOf(s.query as AstNode) === 'SelectStmt') await bindQuery(db, s.query as AstNode);
+      return [{ name: 'QUERY PLAN', type: T.text }];
+    case 'InsertStmt': {
+      const rel = s.relation as AstFields;
+      const table = await openTable(db, rel.relname as string, rel.location as number);
+      const named = ((s.cols ?? []) as AstNode[]).map((c) => fieldsOf(c).name as string);
+      const targets = named.length > 0 ? named.map((n) => table.fields.find((f) => f.name === n)) : table.fields;
+      const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt as AstNode);
+      if (source?.valuesLists !== undefined)
+        for (const l of source.valuesLists as AstNode[])
+          (fieldsOf(l).items as AstNode[]).forEach((item, i) => {
+            const f = targets[i];
+            // A bare `$n` takes its column's type, as PostgreSQL's INSERT does.
+            if (kindOf(item) === 'ParamRef' && f !== undefined) {
+              const k = (fieldsOf(item).number as number) - 1;
+              while (types.length <= k) types.push(null);
+              types[k] ??= engineType(f.type);
+            } else if (kindOf(item) !== 'SetToDefault') bindValue(item, 'VALUES');
+          });
+      else if (source !== null) await bindQuery(db, s.selectStmt as AstNode);
+      return null;
+    }
+    case 'DeleteStmt': {
+      const rel = s.relation as AstFields;
+      const table = await openTable(db, rel.relname as string, rel.location as number);
+      if (s.whereClause !== undefined) bindCondition(table, s.whereClause as AstNode, 'WHERE');
+      return null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** One parsed statement, dispatched by kind; kinds not listed fail with 0A000 in the binder. */
@@ -60,6 +158,6 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
     case 'ExplainStmt':
       return explain(db, s);
     default:
-      return run(plan(await bindSelect(db, stmt)));
+      return run(planQuery(await bindQuery(db, stmt)));
   }
 }

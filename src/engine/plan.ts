@@ -1,5 +1,5 @@
 /**
- * The planner: a BoundSelect becomes one of three immutable plans, choosing what the scan
+ * The planner: a bound query becomes one of these immutable plans, choosing what the scan
  * layer can do for it (issue 6, DESIGN.md "The source contract"):
  *
  *   stats-aggregate  plain aggregates of bare columns, no GROUP BY, WHERE fully pushed:
@@ -7,6 +7,8 @@
  *   top-n            ORDER BY bare columns with LIMIT, no aggregation, WHERE fully pushed:
  *                    Table.topN keeps a bounded heap and pushes a running bound into the scan.
  *   pipeline         scan → filter → [hash aggregate → HAVING] → project → [sort] → limit.
+ *   relational       joins and subqueries in FROM (./join-plan.ts), then as pipeline.
+ *   union            UNION [ALL] of two plans.
  *
  * Every plan reads only the columns the query names. WHERE conjuncts that compare a bare
  * column with a constant of the column's own type (=, <>, <, <=, >, >=, IS [NOT] NULL, and
@@ -18,13 +20,34 @@
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
 import type { Field, Value } from '../types/index.js';
-import type { BoundSelect } from './bind.js';
+import type { BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
+import { type RelNode, planJoins } from './join-plan.js';
 
 export type Plan =
   | { readonly kind: 'stats-aggregate'; readonly query: BoundSelect; readonly specs: readonly AggSpec[]; readonly where: Predicate | undefined }
   | { readonly kind: 'top-n'; readonly query: BoundSelect; readonly orderBy: readonly OrderKey[]; readonly where: Predicate | undefined }
-  | { readonly kind: 'pipeline'; readonly query: BoundSelect; readonly where: Predicate | undefined; readonly residual: Expr | null };
+  | { readonly kind: 'pipeline'; readonly query: BoundSelect; readonly where: Predicate | undefined; readonly residual: Expr | null }
+  /** Joins and subqueries in FROM (./join-plan.ts) → [hash aggregate → HAVING] → project → [sort] → limit. */
+  | { readonly kind: 'relational'; readonly query: BoundJoinSelect; readonly root: RelNode }
+  /** UNION [ALL]: both sides, cast to the union's types, [deduplicated], [sorted], limited. */
+  | { readonly kind: 'union'; readonly query: BoundSetOp; readonly left: Plan; readonly right: Plan };
+
+/** The plan of any bound query; a single-table SELECT gets `plan`'s. */
+export function planQuery(q: BoundQuery): Plan {
+  switch (q.kind) {
+    case 'select':
+      return plan(q.select);
+    case 'join-select':
+      return Object.freeze({ kind: 'relational', query: q, root: planJoins(q) });
+    case 'union':
+      return Object.freeze({ kind: 'union', query: q, left: planQuery(q.left), right: planQuery(q.right) });
+    default: {
+      const never: never = q;
+      throw new Error(`planQuery: unknown query ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 export function plan(q: BoundSelect): Plan {
   const pushed: Predicate[] = [];
@@ -65,6 +88,8 @@ export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | nul
         [col, val] = [val, col];
         op = FLIP[op];
       }
+      // bpchar(n) compared as bpchar: the binder's cast to the column's own type changes nothing.
+      if (col.kind === 'cast' && col.arg.kind === 'column' && col.type.id === 'bpchar' && col.arg.type.id === 'bpchar' && (col.type.length === undefined || col.type.length === col.arg.type.length)) col = col.arg;
       if (col.kind === 'cast' && val.kind === 'const') {
         // An integer column widened for the comparison (int2 = int4 literal): push when the
         // constant fits the column's type, in that type; otherwise it stays residual.
@@ -75,8 +100,9 @@ export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | nul
       if (col.kind !== 'column' || val.kind !== 'const') return null;
       const f = columns[col.slot]!;
       // Only where the constant is already of the stored type: numeric (text in the engine,
-      // rounded by the scan's parser) and bpchar (padding) stay residual for now.
-      if (f.type.id !== col.type.id || f.type.id === 'numeric' || f.type.id === 'bpchar' || val.type.id !== f.type.id) return null;
+      // rounded by the scan's parser) stays residual for now. bpchar compares as the scan
+      // does it (trailing spaces insignificant, statistics without them).
+      if (f.type.id !== col.type.id || f.type.id === 'numeric' || val.type.id !== f.type.id) return null;
       if (val.value === null) return null;
       return { kind: 'cmp', column: f.name, op, value: val.value };
     }

@@ -13,7 +13,7 @@
  */
 import { type PgType, type TypeId, isDecimal128 } from '../types/index.js';
 
-export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'other';
+export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'other';
 
 const NUMERIC_RANK: Partial<Record<TypeId, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
 
@@ -28,6 +28,10 @@ export const T = Object.freeze({
   bool: Object.freeze({ id: 'bool' }) as PgType,
   date: Object.freeze({ id: 'date' }) as PgType,
   timestamp: Object.freeze({ id: 'timestamp' }) as PgType,
+  timestamptz: Object.freeze({ id: 'timestamptz' }) as PgType,
+  bpchar: Object.freeze({ id: 'bpchar' }) as PgType,
+  bytea: Object.freeze({ id: 'bytea' }) as PgType,
+  interval: Object.freeze({ id: 'interval' }) as PgType,
 });
 
 /** The type the engine computes in: numeric(p,s) is decimal128 on disk but exact text here. */
@@ -54,6 +58,8 @@ export function categoryOf(t: PgType): Category {
     case 'timestamp':
     case 'timestamptz':
       return 'datetime';
+    case 'interval':
+      return 'timespan';
     case 'bytea':
     case 'uuid':
     case 'jsonb':
@@ -96,9 +102,12 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
     case 'bool':
       return T.bool;
     case 'datetime':
+      // Mixed with timestamptz, date and timestamp convert in the session time zone (UTC).
       if (a.id === b.id) return a;
-      if (a.id === 'timestamptz' || b.id === 'timestamptz') return null; // needs the session time zone
+      if (a.id === 'timestamptz' || b.id === 'timestamptz') return T.timestamptz;
       return T.timestamp;
+    case 'timespan':
+      return T.interval;
     case 'other':
       return a.id === b.id ? a : null;
     default: {
@@ -130,6 +139,8 @@ export function commonType(types: readonly PgType[]): PgType | null {
       return types.some((t) => t.id === 'timestamptz') ? { id: 'timestamptz' } : T.timestamp;
     case 'bool':
       return T.bool;
+    case 'timespan':
+      return T.interval;
     case 'other':
       return types.every((t) => t.id === first.id) ? first : null;
     default: {

@@ -14,6 +14,7 @@ import { formatOf, openFormat, type Format, type Reject } from './formats.js';
 import './ndjson.js';
 import './parquet-input.js';
 import type { CommitResult } from './sink.js';
+import type { IngestedFileJson } from '../storage/snapshot-types.js';
 
 export interface IngestOptions {
   /** The format of every file; from each file's extension when absent. */
@@ -28,6 +29,8 @@ export interface IngestOptions {
   onProgress?: (p: IngestProgress) => void;
   /** Extra fields recorded in the snapshot's summary. */
   summary?: Record<string, string | number>;
+  /** Identities of the files, recorded in the snapshot by the commit (SinkOptions.ingested). */
+  ingested?: readonly IngestedFileJson[];
 }
 
 export interface IngestProgress {
@@ -57,7 +60,10 @@ export async function ingestFiles(table: Table, files: readonly string[], option
   let rowsRead = 0;
   let rowsRejected = 0;
   let bytesDone = 0;
-  const sink = table.sink({ summary: { operation: 'ingest', files: files.join(' ').slice(0, 1000), ...options.summary } });
+  const sink = table.sink({
+    summary: { operation: 'ingest', files: files.join(' ').slice(0, 1000), ...options.summary },
+    ...(options.ingested !== undefined ? { ingested: options.ingested } : {}),
+  });
   try {
     if (options.rejects !== undefined) rejectsFile = await open(options.rejects, 'w');
     const rejectLines: string[] = [];

@@ -18,7 +18,8 @@ import { PaxdError, SQLSTATE, assert } from '../types/errors.js';
 import type { Field } from '../types/type.js';
 import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
-import type { DataFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
+import type { DataFileJson, IngestedFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
+import { withIngested } from '../storage/ingested.js';
 import { commit as commitSnapshot, createTable, latestSnapshot } from '../storage/catalog.js';
 import { PaxFileWriter } from '../pax/writer.js';
 import { AoAppender } from '../aocolumn/index.js';
@@ -34,6 +35,14 @@ export interface SinkOptions {
   onGroup?: (rows: number, bytes: number) => void;
   /** The table's layout; read from the latest snapshot when absent. */
   layout?: SnapshotJson['layout'];
+  /**
+   * Input files whose rows this commit adds: recorded in the snapshot's `ingested` window by
+   * the same commit (exactly-once ingest, src/storage/ingested.ts); the commit fails with
+   * 23505 if one of them is recorded already.
+   */
+  ingested?: readonly IngestedFileJson[];
+  /** Identities kept in the window (default DEFAULT_INGESTED_WINDOW). */
+  ingestedWindow?: number;
 }
 
 /** What the sink needs from a layout's writer: PaxFileWriter, or AoAppender (one stripe per `finish`). */
@@ -254,16 +263,20 @@ export class TableSink {
       const create = this.sinkOptions.create;
       const ao = this.ao;
       const segments = (base: SnapshotJson) => (ao === null ? {} : { ao: ao.segmentsFor(base) });
+      const ingested = this.sinkOptions.ingested;
+      const window = this.sinkOptions.ingestedWindow;
+      const recorded = (base: SnapshotJson) => (ingested === undefined || ingested.length === 0 ? {} : withIngested(base, ingested, window));
       let snapshot: SnapshotJson;
       try {
         snapshot =
           create !== undefined
-            ? await createTable(this.store, { ...create, files, ...segments(create), ...(summary !== undefined ? { summary } : {}) })
+            ? await createTable(this.store, { ...create, files, ...segments(create), ...recorded(create), ...(summary !== undefined ? { summary } : {}) })
             : await commitSnapshot(this.store, this.table, (base) => ({
                 ...base,
                 operation: 'append',
                 files: files.length === 0 ? base.files : [...base.files, ...files],
                 ...segments(base),
+                ...recorded(base),
                 ...(summary !== undefined ? { summary } : {}),
               }));
       } finally {

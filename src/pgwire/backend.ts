@@ -8,7 +8,7 @@
  *
  *   readyForQuery(TX_STATUS.idle)   // <5a 00 00 00 05 49>
  */
-import { AUTH, BACKEND, ERROR_FIELD, FORMAT, REFUSE_ENCRYPTION, type TxStatus } from './constants.js';
+import { ACCEPT_SSL, AUTH, BACKEND, ERROR_FIELD, FORMAT, REFUSE_ENCRYPTION, type TxStatus } from './constants.js';
 import { TYPE_SIZE, typeOid, typmodOf } from './oids.js';
 import type { PgType } from '../types/index.js';
 
@@ -40,6 +40,38 @@ export function authenticationOk(): Buffer {
   const b = message(BACKEND.authentication, 4);
   b.writeInt32BE(AUTH.ok, 5);
   return b;
+}
+
+/** AuthenticationMD5Password: int32 5, 4 bytes of salt. */
+export function authenticationMD5Password(salt: Buffer): Buffer {
+  const b = message(BACKEND.authentication, 8);
+  b.writeInt32BE(AUTH.md5Password, 5);
+  salt.copy(b, 9, 0, 4);
+  return b;
+}
+
+/** AuthenticationSASL: int32 10, mechanism names\0 each, then \0. */
+export function authenticationSASL(mechanisms: readonly string[]): Buffer {
+  let size = 5;
+  for (const m of mechanisms) size += cstringSize(m);
+  const b = message(BACKEND.authentication, size);
+  let off = b.writeInt32BE(AUTH.sasl, 5);
+  for (const m of mechanisms) off = writeCString(b, m, off);
+  b[off] = 0;
+  return b;
+}
+
+/** AuthenticationSASLContinue (int32 11) / AuthenticationSASLFinal (int32 12): the mechanism's bytes. */
+export function authenticationSASLData(kind: 'continue' | 'final', data: Buffer): Buffer {
+  const b = message(BACKEND.authentication, 4 + data.byteLength);
+  b.writeInt32BE(kind === 'continue' ? AUTH.saslContinue : AUTH.saslFinal, 5);
+  data.copy(b, 9);
+  return b;
+}
+
+/** The answer to SSLRequest when TLS is configured: one byte 'S', then the TLS handshake. */
+export function acceptSsl(): Buffer {
+  return Buffer.from([ACCEPT_SSL]);
 }
 
 /** ParameterStatus: `name\0 value\0`. */
@@ -103,19 +135,26 @@ export function rowDescription(fields: readonly FieldDescription[]): Buffer {
   return b;
 }
 
-/** DataRow in text format: int16 n, then per value int32 length (-1 = NULL) and its bytes. */
-export function dataRow(values: readonly (string | null)[]): Buffer {
+/**
+ * DataRow: int16 n, then per value int32 length (-1 = NULL) and its bytes. A string is a
+ * text-format value (written as UTF-8), bytes a binary-format one.
+ */
+export function dataRow(values: readonly (string | Uint8Array | null)[]): Buffer {
   let size = 2;
-  for (const v of values) size += 4 + (v === null ? 0 : Buffer.byteLength(v, 'utf8'));
+  for (const v of values) size += 4 + (v === null ? 0 : typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength);
   const b = message(BACKEND.dataRow, size);
   let off = b.writeInt16BE(values.length, 5);
   for (const v of values) {
     if (v === null) {
       off = b.writeInt32BE(-1, off);
-    } else {
+    } else if (typeof v === 'string') {
       const n = b.write(v, off + 4, 'utf8');
       b.writeInt32BE(n, off);
       off += 4 + n;
+    } else {
+      off = b.writeInt32BE(v.byteLength, off);
+      b.set(v, off);
+      off += v.byteLength;
     }
   }
   return b;
@@ -169,6 +208,8 @@ export interface ErrorFields {
   readonly hint?: string;
   /** 1-based character position in the query string. */
   readonly position?: number;
+  /** CONTEXT: where the error happened (COPY's line and column). */
+  readonly where?: string;
 }
 
 /** ErrorResponse: (field type byte, value\0)* \0. */
@@ -191,6 +232,7 @@ function noticeOrError(code: number, e: ErrorFields): Buffer {
   if (e.detail !== undefined) fields.push([ERROR_FIELD.detail, e.detail]);
   if (e.hint !== undefined) fields.push([ERROR_FIELD.hint, e.hint]);
   if (e.position !== undefined) fields.push([ERROR_FIELD.position, String(e.position)]);
+  if (e.where !== undefined) fields.push([ERROR_FIELD.where, e.where]);
   let size = 1;
   for (const [, v] of fields) size += 1 + cstringSize(v);
   const b = message(code, size);
@@ -201,4 +243,27 @@ function noticeOrError(code: number, e: ErrorFields): Buffer {
   }
   b[off] = 0;
   return b;
+}
+
+/** CopyInResponse / CopyOutResponse: int8 overall format, int16 n, int16 format × n (all the same). */
+export function copyResponse(kind: 'in' | 'out', columns: number, format: number = FORMAT.text): Buffer {
+  const b = message(kind === 'in' ? BACKEND.copyInResponse : BACKEND.copyOutResponse, 3 + 2 * columns);
+  b[5] = format;
+  let off = b.writeInt16BE(columns, 6);
+  for (let i = 0; i < columns; i++) off = b.writeInt16BE(format, off);
+  return b;
+}
+
+/** CopyData: the bytes as they are (a string as UTF-8). */
+export function copyData(data: string | Uint8Array): Buffer {
+  const n = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
+  const b = message(BACKEND.copyData, n);
+  if (typeof data === 'string') b.write(data, 5, 'utf8');
+  else b.set(data, 5);
+  return b;
+}
+
+/** CopyDone: no body. */
+export function copyDone(): Buffer {
+  return message(BACKEND.copyDone, 0);
 }

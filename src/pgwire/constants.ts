@@ -70,6 +70,14 @@ export const BACKEND = {
   parameterDescription: 0x74,
   /** 's' PortalSuspended: Execute's row limit was reached. */
   portalSuspended: 0x73,
+  /** 'G' CopyInResponse: the client sends CopyData then CopyDone or CopyFail. */
+  copyInResponse: 0x47,
+  /** 'H' CopyOutResponse: CopyData follows, then CopyDone. */
+  copyOutResponse: 0x48,
+  /** 'd' CopyData. */
+  copyData: 0x64,
+  /** 'c' CopyDone. */
+  copyDone: 0x63,
   /** 'v' NegotiateProtocolVersion: the newest minor version and unrecognized `_pq_.` options. */
   negotiateProtocolVersion: 0x76,
 } as const;
@@ -135,6 +143,8 @@ export const ERROR_FIELD = {
   detail: 0x44,
   /** 'H' hint. */
   hint: 0x48,
+  /** 'W' where: the context of the error, e.g. `COPY t, line 3, column x: "12x"`. */
+  where: 0x57,
   /** 'P' position: 1-based character index into the query string. */
   position: 0x50,
 } as const;
@@ -165,6 +175,10 @@ export const LIMITS = {
   minStartupPacket: 8,
   /** Sync, Flush, Execute, Close, Describe, Terminate: length included. */
   smallMessage: 10_000,
+  /** PasswordMessage (PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH). */
+  password: 65_535,
+  /** SASLInitialResponse / SASLResponse (PostgreSQL's PG_MAX_SASL_MESSAGE_LENGTH). */
+  saslMessage: 1_024,
   /** Default for every other message: 1 GB - 1, PostgreSQL's MaxAllocSize. */
   defaultMaxMessage: 0x3fff_ffff,
 } as const;

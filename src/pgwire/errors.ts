@@ -9,6 +9,12 @@ import { PaxdError, SQLSTATE } from '../types/index.js';
 export const WIRE_SQLSTATE = {
   protocol_violation: '08P01',
   invalid_authorization_specification: '28000',
+  invalid_password: '28P01',
+  idle_in_transaction_timeout: '25P03',
+  invalid_savepoint: '3B001',
+  duplicate_cursor: '42P03',
+  object_not_in_prerequisite_state: '55000',
+  bad_copy_file_format: '22P04',
   in_failed_sql_transaction: '25P02',
   active_sql_transaction: '25001',
   no_active_sql_transaction: '25P01',
@@ -21,9 +27,28 @@ export const WIRE_SQLSTATE = {
   invalid_cursor_name: '34000',
 } as const;
 
+/** Errors after which the byte stream cannot be trusted: the session ends with FATAL. */
+const FATAL_ERRORS = new WeakSet<Error>();
+
+/** True for a protocol violation that ends the connection (not a statement's 08P01 ERROR). */
+export function isFatalProtocolError(e: unknown): boolean {
+  return e instanceof Error && FATAL_ERRORS.has(e);
+}
+
 /** 08P01: the bytes do not follow protocol 3.0; the connection ends after it. */
 export function protocolViolation(message: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, message);
+  const e = new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, message);
+  FATAL_ERRORS.add(e);
+  return e;
+}
+
+/** 08P01 as an ERROR (the session goes on): Bind with the wrong number of parameters. */
+export function bindParameterCount(given: number, statement: string, required: number): PaxdError {
+  return new PaxdError(
+    'invalid_input',
+    WIRE_SQLSTATE.protocol_violation,
+    `bind message supplies ${given} parameters, but prepared statement "${statement}" requires ${required}`,
+  );
 }
 
 /** A declared length outside what the message kind allows: `invalid message length 4000000000 for message type 'Q' (at most 1024)`. */
@@ -107,4 +132,80 @@ export function trustNotLoopback(host: string): PaxdError {
 /** 53300: past the configured number of connections, as PostgreSQL words it. */
 export function tooManyConnections(): PaxdError {
   return new PaxdError('io', WIRE_SQLSTATE.too_many_connections, 'sorry, too many clients already');
+}
+
+/** 57014: a statement cancelled by CancelRequest or by statement_timeout (PostgreSQL's words). */
+export function queryCanceled(why: 'user' | 'timeout'): PaxdError {
+  return new PaxdError(
+    'io',
+    WIRE_SQLSTATE.query_canceled,
+    why === 'user' ? 'canceling statement due to user request' : 'canceling statement due to statement timeout',
+  );
+}
+
+/** 25P03: a session left idle inside a transaction block past idle_in_transaction_session_timeout. */
+export function idleInTransactionTimeout(): PaxdError {
+  return new PaxdError('io', WIRE_SQLSTATE.idle_in_transaction_timeout, 'terminating connection due to idle-in-transaction timeout');
+}
+
+/** 57P05: a session idle past idle_session_timeout. */
+export function idleSessionTimeout(): PaxdError {
+  return new PaxdError('io', '57P05', 'terminating connection due to idle-session timeout');
+}
+
+/** 57P01: the server is shutting down. */
+export function adminShutdown(): PaxdError {
+  return new PaxdError('io', WIRE_SQLSTATE.admin_shutdown, 'terminating connection due to administrator command');
+}
+
+/** 08P01: a message other than a password response while authenticating. */
+export function expectedPassword(code: number): PaxdError {
+  return protocolViolation(`expected password response, got message type ${code}`);
+}
+
+/** 08P01: bytes after SSLRequest before the TLS handshake (CVE-2021-23214): never parsed. */
+export function unencryptedAfterSsl(): PaxdError {
+  return protocolViolation('received unencrypted data after SSL request');
+}
+
+/** 25P01: a statement that needs a transaction block: `SAVEPOINT can only be used in transaction blocks`. */
+export function onlyInTransactionBlock(what: string): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.no_active_sql_transaction, `${what} can only be used in transaction blocks`);
+}
+
+/** 25001: a statement that must not run inside a transaction block. */
+export function notInTransactionBlock(what: string): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.active_sql_transaction, `${what} cannot run inside a transaction block`);
+}
+
+/**
+ * 0A000: paxd commits each write on its own, so a write inside a transaction block (which a
+ * ROLLBACK could not undo) is refused rather than answered differently from PostgreSQL.
+ */
+export function writeInTransactionBlock(what: string): PaxdError {
+  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${what} inside a transaction block is not supported: paxd commits each write on its own; run it outside BEGIN … COMMIT`);
+}
+
+/** 3B001: RELEASE / ROLLBACK TO of a savepoint that does not exist. */
+export function unknownSavepoint(name: string): PaxdError {
+  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_savepoint, `savepoint "${name}" does not exist`);
+}
+
+/** 34000 / 42P03: cursors by name. */
+export function unknownCursor(name: string): PaxdError {
+  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_cursor_name, `cursor "${name}" does not exist`);
+}
+
+export function duplicateCursor(name: string): PaxdError {
+  return new PaxdError('exists', WIRE_SQLSTATE.duplicate_cursor, `cursor "${name}" already exists`);
+}
+
+/** 57014: COPY FROM STDIN ended by the client's CopyFail. */
+export function copyFailed(message: string): PaxdError {
+  return new PaxdError('io', WIRE_SQLSTATE.query_canceled, `COPY from stdin failed: ${message}`);
+}
+
+/** 08P01: a message that is not CopyData/CopyDone/CopyFail during COPY FROM STDIN. */
+export function unexpectedDuringCopy(code: number): PaxdError {
+  return protocolViolation(`unexpected message type 0x${code.toString(16).toUpperCase().padStart(2, '0')} during COPY from stdin`);
 }

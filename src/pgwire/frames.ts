@@ -49,6 +49,8 @@ export class FrameReader {
   private need = 0;
   private startup = true;
   private readonly maxMessageSize: number;
+  /** The cap of a 'p' message: a password by default, lowered while a SASL exchange runs. */
+  passwordLimit: number = LIMITS.password;
 
   constructor(options: FrameReaderOptions = {}) {
     this.maxMessageSize = options.maxMessageSize ?? LIMITS.defaultMaxMessage;
@@ -109,7 +111,7 @@ export class FrameReader {
     if (buf.byteLength - off < MESSAGE_HEADER) return { end: -1, need: MESSAGE_HEADER };
     const code = buf[off]!;
     const length = buf.readInt32BE(off + 1);
-    const max = SMALL_MESSAGES.has(code) ? LIMITS.smallMessage : this.maxMessageSize;
+    const max = SMALL_MESSAGES.has(code) ? LIMITS.smallMessage : code === FRONTEND.password ? this.passwordLimit : this.maxMessageSize;
     if (length < 4 || length > max) throw invalidLength(`message '${String.fromCharCode(code)}'`, length, 4, max);
     if (buf.byteLength - off < 1 + length) return { end: -1, need: 1 + length };
     return { frame: { kind: 'message', code, body: buf.subarray(off + MESSAGE_HEADER, off + 1 + length) }, end: off + 1 + length };

@@ -99,6 +99,27 @@ export function parseStartup(code: number, body: Buffer): StartupPacket {
   }
 }
 
+// ---- authentication ----
+
+/** PasswordMessage (md5, cleartext): `password\0`. */
+export function parsePassword(body: Buffer): { readonly password: string } {
+  const r = new BodyReader('PasswordMessage', body);
+  const password = r.cstring();
+  r.end();
+  return { password };
+}
+
+/** SASLInitialResponse: `mechanism\0 int32 n (-1: none), bytes × n`. */
+export function parseSaslInitial(body: Buffer): { readonly mechanism: string; readonly data: Buffer | null } {
+  const r = new BodyReader('SASLInitialResponse', body);
+  const mechanism = r.cstring();
+  const n = r.int32();
+  if (n < -1) throw protocolViolation(`invalid length ${n} of SASLInitialResponse data: expected -1 or at least 0`);
+  const data = n === -1 ? null : r.bytes(n);
+  r.end();
+  return { mechanism, data };
+}
+
 // ---- simple query protocol ----
 
 /** Query: `sql\0`. */
@@ -109,8 +130,8 @@ export function parseQuery(body: Buffer): { readonly sql: string } {
   return { sql };
 }
 
-/** Terminate, Sync and Flush have empty bodies. */
-export function parseEmpty(what: 'Terminate' | 'Sync' | 'Flush', body: Buffer): void {
+/** Terminate, Sync, Flush and CopyDone have empty bodies. */
+export function parseEmpty(what: 'Terminate' | 'Sync' | 'Flush' | 'CopyDone', body: Buffer): void {
   new BodyReader(what, body).end();
 }
 

@@ -26,6 +26,7 @@ export const TYPE_OID: Readonly<Record<TypeId, number>> = {
   numeric: 1700,
   uuid: 2950,
   jsonb: 3802,
+  interval: 1186,
 };
 
 /** typlen of each type: bytes for fixed-width types, -1 for varlena. */
@@ -46,6 +47,7 @@ export const TYPE_SIZE: Readonly<Record<TypeId, number>> = {
   numeric: -1,
   uuid: 16,
   jsonb: -1,
+  interval: 16,
 };
 
 /** PostgreSQL's VARHDRSZ, added to declared lengths in typmods. */
@@ -66,4 +68,12 @@ export function typmodOf(t: PgType): number {
     default:
       return -1;
   }
+}
+
+const BY_OID: ReadonlyMap<number, TypeId> = new Map(Object.entries(TYPE_OID).map(([id, oid]) => [oid, id as TypeId]));
+
+/** The type a Parse message names by OID; null for 0 (infer) or an OID paxd has no type for. */
+export function typeOfOid(oid: number): PgType | null {
+  const id = BY_OID.get(oid);
+  return id === undefined ? null : ({ id } as PgType);
 }

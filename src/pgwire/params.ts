@@ -11,6 +11,7 @@
  */
 import { PaxdError, SQLSTATE } from '../types/index.js';
 import { invalidParameterValue, unknownParameter } from './errors.js';
+import { DEFAULT_WORK_MEM } from '../engine/index.js';
 
 interface ParamSpec {
   /** PostgreSQL's spelling, the one ParameterStatus and SHOW use. */
@@ -25,6 +26,30 @@ interface ParamSpec {
 export interface SessionIdentity {
   readonly user: string;
   readonly applicationName: string;
+  /** The server's work_mem in bytes (default: the engine's). */
+  readonly workMem?: number;
+}
+
+const MEMORY_UNITS: Readonly<Record<string, number>> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+/**
+ * A memory-valued parameter in bytes, as PostgreSQL reads work_mem: a number of kilobytes, or
+ * a number with a unit (B, kB, MB, GB, TB; PostgreSQL's units are case-sensitive).
+ *
+ *   memoryBytes('work_mem', '64MB')   // 67108864
+ */
+export function memoryBytes(name: string, v: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(B|kB|MB|GB|TB)?\s*$/.exec(v);
+  if (m === null) throw invalidParameterValue(name, v, 'a size: a number of kilobytes, or a number with unit B, kB, MB, GB or TB');
+  const bytes = Math.round(Number(m[1]) * MEMORY_UNITS[m[2] ?? 'kB']!);
+  if (bytes < 64 * 1024) throw invalidParameterValue(name, v, 'at least 64kB');
+  return bytes;
+}
+
+/** PostgreSQL's display of a memory value: the largest unit that divides it ('4MB', '1536kB'). */
+export function formatMemory(bytes: number): string {
+  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['kB', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return `${bytes}B`;
 }
 
 /** What `server_version` says: a real PostgreSQL version first, so libpq and postgres_fdw parse it (≥ 15: CLOSE + DECLARE rescans). */
@@ -115,11 +140,18 @@ const SPECS: readonly ParamSpec[] = [
       return String(n);
     },
   },
-  // Accepted and shown but not enforced yet (issue 9: statement_timeout 57014, work memory).
-  { name: 'statement_timeout', report: false, initial: () => '0', canonical: anything },
-  { name: 'idle_in_transaction_session_timeout', report: false, initial: () => '0', canonical: anything },
-  { name: 'lock_timeout', report: false, initial: () => '0', canonical: anything },
-  { name: 'work_mem', report: false, initial: () => '4MB', canonical: anything },
+  // Enforced by the session (57014, 25P03, 57P05); lock_timeout has nothing to wait on in paxd.
+  { name: 'statement_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('statement_timeout', v)) },
+  {
+    name: 'idle_in_transaction_session_timeout',
+    report: false,
+    initial: () => '0',
+    canonical: (v) => formatDuration(durationMs('idle_in_transaction_session_timeout', v)),
+  },
+  { name: 'idle_session_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('idle_session_timeout', v)) },
+  { name: 'lock_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('lock_timeout', v)) },
+  // The memory one statement may use (the engine's hash joins); the server's default, or SET per session.
+  { name: 'work_mem', report: false, initial: (s) => formatMemory(s.workMem ?? DEFAULT_WORK_MEM), canonical: (v) => formatMemory(memoryBytes('work_mem', v)) },
   { name: 'transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
   { name: 'default_transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
   {
@@ -130,6 +162,29 @@ const SPECS: readonly ParamSpec[] = [
   },
   { name: 'in_hot_standby', report: true, initial: () => 'off', canonical: null },
 ];
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A time-valued parameter in milliseconds, as PostgreSQL's GUC parser reads it: a number
+ * (milliseconds) or a number with a unit (ms, s, min, h, d).
+ *
+ *   durationMs('statement_timeout', '1s')   // 1000
+ */
+export function durationMs(name: string, v: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|h|d)?\s*$/.exec(v);
+  if (m === null) throw invalidParameterValue(name, v, 'a duration: a number of milliseconds, or a number with unit ms, s, min, h or d');
+  const ms = Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!);
+  if (ms > 2147483647) throw invalidParameterValue(name, v, 'a duration of at most 2147483647 ms');
+  return ms;
+}
+
+/** PostgreSQL's display of a time value: the largest unit that divides it ('1s', '90s', '2min'). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0';
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
 
 const BY_KEY: ReadonlyMap<string, ParamSpec> = new Map(SPECS.map((s) => [s.name.toLowerCase(), s]));
 
@@ -180,6 +235,16 @@ export class SessionParams {
 
   resetAll(): ParamChange[] {
     return SPECS.filter((s) => s.canonical !== null).map((s) => this.reset(s.name));
+  }
+
+  /** work_mem in bytes. */
+  get workMem(): number {
+    return memoryBytes('work_mem', this.show('work_mem').value);
+  }
+
+  /** A time-valued parameter in milliseconds (0: disabled). */
+  milliseconds(name: string): number {
+    return durationMs(name, this.show(name).value);
   }
 
   show(name: string): { readonly name: string; readonly value: string } {

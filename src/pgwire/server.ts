@@ -1,21 +1,35 @@
 /**
  * The listening side: accepts connections and gives each its own Session.
  *
- *   const srv = await startServer({ db, host: '127.0.0.1', port: 0 });
- *   // psql -h 127.0.0.1 -p ${srv.port} -U paxd -d paxd
- *   await srv.close();
+ *   const srv = await startServer({ db, host: '127.0.0.1', port: 0, auth: { users: { alice: scramVerifier('pw') } } });
+ *   // PGPASSWORD=pw psql -h 127.0.0.1 -p ${srv.port} -U alice -d paxd
+ *   await srv.close('smart');
  *
- * Authentication is trust only for now, so the server refuses to start on an address that is
- * not loopback (issue 9: trust only for loopback and only when configured).
+ * Authentication is SCRAM-SHA-256 unless configured otherwise; trust is refused on an address
+ * that is not loopback (issue 9: trust only for loopback and only when configured).
  */
 import { createServer, isIPv4, type Socket } from 'node:net';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { randomInt } from 'node:crypto';
 import type { Database } from '../database.js';
 import { LIMITS } from './constants.js';
 import { tooManyConnections, trustNotLoopback } from './errors.js';
 import { DEFAULT_HOST, DEFAULT_PORT, formatListen } from './listen.js';
-import { ioError } from '../types/index.js';
+import { ioError, PaxdError, SQLSTATE } from '../types/index.js';
 import { Session } from './session.js';
+import { checkAuthConfig, type AuthConfig } from './auth.js';
+
+/** A PEM key and certificate (the text itself, not file names). */
+export interface TlsConfig {
+  readonly key: string | Buffer;
+  readonly cert: string | Buffer;
+}
+
+/** Where the server reports connections and failures; pino's Logger fits (the daemon's). */
+export interface WireLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 export interface ServerOptions {
   readonly db: Database;
@@ -23,12 +37,20 @@ export interface ServerOptions {
   readonly host?: string;
   /** Default 7432; 0 picks a free port. */
   readonly port?: number;
+  /** Who may connect and how (default: SCRAM-SHA-256 with no users). */
+  readonly auth?: AuthConfig;
+  /** When set, SSLRequest is answered 'S' and the connection continues over TLS. */
+  readonly tls?: TlsConfig;
   /** Largest message accepted from a client, length included (default 1 GB - 1). */
   readonly maxMessageSize?: number;
   /** Connections served at once; one more is refused with 53300 (default 100, as PostgreSQL). */
   readonly maxConnections?: number;
-  /** Milliseconds a client has to finish its startup before it is disconnected (default 60,000). */
+  /** Milliseconds a client has to finish its startup and authentication (default 60,000). */
   readonly startupTimeoutMs?: number;
+  /** Memory one statement may use, in bytes: each session's initial work_mem (default: the engine's). */
+  readonly workMem?: number;
+  /** Connection authorized, authentication failed, protocol violations. */
+  readonly log?: WireLog;
 }
 
 export interface RunningServer {
@@ -36,8 +58,11 @@ export interface RunningServer {
   readonly port: number;
   /** Connections open now. */
   connections(): number;
-  /** Stops listening and ends every connection. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, then ends every one with 57P01. 'fast' (default, SIGINT)
+   * cancels running statements first; 'smart' (SIGTERM) lets them finish.
+   */
+  close(mode?: 'smart' | 'fast'): Promise<void>;
 }
 
 /** Loopback addresses: trust authentication is allowed on these only. */
@@ -48,25 +73,40 @@ export function isLoopback(host: string): boolean {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? DEFAULT_HOST;
-  if (!isLoopback(host)) throw trustNotLoopback(host);
+  const auth = options.auth ?? {};
+  checkAuthConfig(auth);
+  if (auth.method === 'trust' && !isLoopback(host)) throw trustNotLoopback(host);
+  const tls = options.tls === undefined ? null : secureContext(options.tls);
   const maxMessageSize = options.maxMessageSize ?? LIMITS.defaultMaxMessage;
   const maxConnections = options.maxConnections ?? 100;
   const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
-  const sessions = new Set<Session>();
+  const sessions = new Map<number, Session>();
   let nextProcessId = 1;
+  const cancel = (processId: number, secretKey: number) => {
+    const s = sessions.get(processId);
+    // A wrong key is ignored silently, as PostgreSQL does: nothing tells a guesser it was close.
+    if (s !== undefined && s.secretKey === secretKey) s.cancel();
+  };
   const server = createServer((socket: Socket) => {
     socket.setNoDelay(true);
+    // CancelRequests arrive on connections of their own, so a full server still reads them.
     const full = sessions.size >= maxConnections;
+    const processId = nextProcessId++;
     const session = new Session(socket, {
       db: options.db,
-      processId: nextProcessId++,
+      processId,
       secretKey: randomInt(-0x8000_0000, 0x7fff_ffff),
       maxMessageSize,
       startupTimeoutMs,
+      auth,
+      tls,
+      cancel,
+      ...(options.workMem !== undefined ? { workMem: options.workMem } : {}),
+      ...(options.log !== undefined ? { log: options.log } : {}),
       ...(full ? { refuse: tooManyConnections() } : {}),
     });
-    sessions.add(session);
-    socket.on('close', () => sessions.delete(session));
+    sessions.set(processId, session);
+    void session.done.then(() => sessions.delete(processId));
   });
   const wanted = options.port ?? DEFAULT_PORT;
   await new Promise<void>((resolve, reject) => {
@@ -83,10 +123,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     host,
     port,
     connections: () => sessions.size,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((e) => (e ? reject(e) : resolve()));
-        for (const s of sessions) s.close();
-      }),
+    close: async (mode = 'fast') => {
+      const stopped = new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+      const open = [...sessions.values()];
+      for (const s of open) s.shutdown(mode);
+      await Promise.all(open.map((s) => s.done));
+      await stopped;
+    },
   };
+}
+
+function secureContext(t: TlsConfig): SecureContext {
+  try {
+    return createSecureContext({ key: t.key, cert: t.cert });
+  } catch (e) {
+    throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `invalid TLS key or certificate: ${(e as Error).message}`, { cause: e });
+  }
 }

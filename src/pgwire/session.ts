@@ -1,109 +1,260 @@
 /**
- * One client connection: startup, then the simple and extended query protocols
- * (https://www.postgresql.org/docs/15/protocol-flow.html). Frames are handled strictly one
- * after another; whatever a statement throws becomes an ErrorResponse for this session only.
+ * One client connection: startup (TLS, authentication), then the simple and extended query
+ * protocols (https://www.postgresql.org/docs/15/protocol-flow.html). Frames are handled
+ * strictly one after another; whatever a statement throws becomes an ErrorResponse for this
+ * session only.
  *
- * Not yet (issue 9): authentication other than trust, TLS, CancelRequest, cursors, COPY,
- * binary formats, parameters ($n, waiting on the engine), transaction snapshots.
+ *   startup ──SSLRequest──▶ 'S' + TLS handshake, or 'N'
+ *      │ StartupMessage
+ *      ▼
+ *   auth (SCRAM-SHA-256 | md5 | trust) ──▶ AuthenticationOk, ParameterStatus…, BackendKeyData
+ *      ▼
+ *   ready: Query / Parse-Bind-Describe-Execute-Sync / COPY sub-protocol
+ *
+ * Transactions pin one snapshot per table for their duration (./transaction.ts); cursors are
+ * materialized at DECLARE (./cursor.ts); COPY goes through ./copy.ts.
+ *
+ * Engine statements of the extended protocol are prepared once at Parse (the engine's
+ * `prepare`: parameter types and result fields without running), parameters and results go
+ * in text or binary format (./binary.ts).
  */
 import type { Socket } from 'node:net';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../database.js';
-import { commandTag, query, textRows, type QueryResult, type ResultField } from '../engine/index.js';
-import { isPaxdError, PaxdError, SQLSTATE } from '../types/index.js';
-import { FORMAT, FRONTEND, TX_STATUS, type TxStatus } from './constants.js';
+import { commandTag, prepare, query, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
+import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value } from '../types/index.js';
+import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
 import { FrameReader, type Frame } from './frames.js';
 import * as be from './backend.js';
-import { parseBind, parseEmpty, parseExecute, parseParse, parseQuery, parseStartup, parseTarget, type BindMessage } from './frontend.js';
-import { inFailedTransaction, noUser, unknownMessage, unknownPortal, unknownStatement, unsupportedProtocol, WIRE_SQLSTATE } from './errors.js';
+import {
+  parseBind,
+  parseEmpty,
+  parseExecute,
+  parseParse,
+  parsePassword,
+  parseQuery,
+  parseSaslInitial,
+  parseStartup,
+  parseTarget,
+  type BindMessage,
+} from './frontend.js';
+import {
+  adminShutdown,
+  bindParameterCount,
+  isFatalProtocolError,
+  copyFailed,
+  duplicateCursor,
+  expectedPassword,
+  idleInTransactionTimeout,
+  idleSessionTimeout,
+  inFailedTransaction,
+  noUser,
+  notInTransactionBlock,
+  onlyInTransactionBlock,
+  queryCanceled,
+  unencryptedAfterSsl,
+  unexpectedDuringCopy,
+  unknownCursor,
+  unknownMessage,
+  unknownPortal,
+  unknownStatement,
+  unsupportedProtocol,
+  WIRE_SQLSTATE,
+  writeInTransactionBlock,
+} from './errors.js';
 import { SessionParams, type ParamChange } from './params.js';
-import { splitStatements, type Statement } from './statements.js';
+import { splitStatements, type Statement, type TransactionVerb } from './statements.js';
+import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
+import { Cursor } from './cursor.js';
+import { binaryHeader, binaryRow, binaryTrailer, CopyError, CopyLoad, copyFormat, formatRow } from './copy.js';
+import { sessionDatabase, Transaction } from './transaction.js';
+import type { WireLog } from './server.js';
+import { decodeBinary, encodeBinary } from './binary.js';
+import { typeOfOid, typeOid } from './oids.js';
 
 export interface SessionContext {
   readonly db: Database;
   readonly processId: number;
   readonly secretKey: number;
   readonly maxMessageSize: number;
-  /** Milliseconds a client has to complete its startup (PostgreSQL's authentication_timeout). */
+  /** Milliseconds a client has to complete its startup and authentication (PostgreSQL's authentication_timeout). */
   readonly startupTimeoutMs: number;
   /** Set when the connection must be refused once its StartupMessage arrives (53300 past max connections). */
   readonly refuse?: PaxdError;
+  readonly auth: AuthConfig;
+  /** Set when TLS is configured: SSLRequest is answered 'S'. */
+  readonly tls: SecureContext | null;
+  /** Asks the server to cancel the running statement of the session with these keys (CancelRequest). */
+  readonly cancel: (processId: number, secretKey: number) => void;
+  /** The default work_mem of a session, in bytes (the engine's when unset). */
+  readonly workMem?: number;
+  readonly log?: WireLog;
 }
 
 /** What running one statement produced, before it is written in either protocol. */
 interface Outcome {
   /** Null when the statement returns no rows (NoData). */
   readonly fields: readonly ResultField[] | null;
-  readonly rows: readonly (string | null)[][];
+  readonly rows: readonly (readonly Value[])[];
   readonly tag: string;
   /** NoticeResponse messages, sent before CommandComplete. */
   readonly messages: readonly Buffer[];
+  /** COPY … TO STDOUT: lines sent as CopyData instead of DataRows. */
+  readonly copyOut?: { readonly columns: number; readonly binary: boolean; readonly lines: readonly (string | Buffer)[] };
+  /** FETCH from a BINARY cursor: every column in binary format, whatever the protocol asked. */
+  readonly binary?: boolean;
 }
 
 interface Prepared {
   readonly sql: string;
   readonly statement: Statement | null; // null: the empty query
-  readonly paramTypes: readonly number[];
+  /** Parse's parameter types (null: infer). */
+  readonly paramTypes: readonly (PgType | null)[];
+  /** The engine's preparation of an engine statement, or of a DECLARE's query. */
+  readonly engine: PreparedQuery | null;
 }
 
 interface Portal {
   readonly prepared: Prepared;
   readonly bind: BindMessage;
+  /** The parameters, decoded to values of their types. */
+  readonly values: readonly Value[];
   outcome: Outcome | null;
   /** Rows already sent by Execute. */
   sent: number;
 }
+
+/** A COPY FROM STDIN in progress, and the statements of its Query still to run after it. */
+interface CopyIn {
+  readonly load: CopyLoad;
+  readonly stmt: Statement;
+  readonly rest: readonly Statement[];
+  /** Aborted by a CancelRequest (or shutdown) while the client is still sending data. */
+  readonly abort: AbortController;
+}
+
+type Auth = { readonly kind: 'scram'; readonly ex: ScramExchange; started: boolean } | { readonly kind: 'md5'; readonly ex: Md5Exchange };
 
 /** Output is gathered and written in chunks of about this many bytes. */
 const WRITE_CHUNK = 64 * 1024;
 /** Frames queued before the socket is paused (backpressure on a client that pipelines). */
 const MAX_QUEUED_FRAMES = 256;
 
+const NO_ROWS: Omit<Outcome, 'tag'> = { fields: null, rows: [], messages: [] };
+
 export class Session {
+  private socket: Socket;
   private readonly reader: FrameReader;
   private readonly queue: Frame[] = [];
   private running = false;
   private closed = false;
   private out: Buffer[] = [];
   private outBytes = 0;
+  private phase: 'startup' | 'auth' | 'ready' = 'startup';
+  private auth: Auth | null = null;
+  private user = '';
+  private tlsActive = false;
   private status: TxStatus = TX_STATUS.idle;
   private params: SessionParams | null = null;
+  private tx: Transaction | null = null;
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private skipToSync = false;
   private readonly statements = new Map<string, Prepared>();
   private readonly portals = new Map<string, Portal>();
+  private readonly cursors = new Map<string, Cursor>();
+  private copyIn: CopyIn | null = null;
   /** Reported parameters changed since the last ReadyForQuery: PostgreSQL sends ParameterStatus just before it. */
   private readonly changed = new Map<string, string>();
   private startupTimer: NodeJS.Timeout | null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** The running statement's controller: CancelRequest, statement_timeout and shutdown abort it. */
+  private current: AbortController | null = null;
+  private stopping = false;
+  private readonly onData = (chunk: Buffer) => this.receive(chunk);
+  /** What the engine reads: the transaction's pinned tables, scans checking the running statement's signal. */
+  private readonly sdb: Database;
+  /** Resolves once the connection is closed. */
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly raw: Socket,
     private readonly ctx: SessionContext,
   ) {
+    this.socket = raw;
+    this.sdb = sessionDatabase(
+      ctx.db,
+      () => this.tx?.db ?? ctx.db,
+      () => this.current?.signal ?? null,
+    );
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.reader = new FrameReader({ maxMessageSize: ctx.maxMessageSize });
     // A silent or slow client must not hold a connection slot forever.
     this.startupTimer = setTimeout(() => this.close(), ctx.startupTimeoutMs);
-    socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('error', () => this.close());
-    socket.on('close', () => {
+    raw.on('data', this.onData);
+    raw.on('error', () => this.close());
+    raw.on('close', () => {
       this.closed = true;
-      this.clearStartupTimer();
+      this.clearTimers();
+      this.current?.abort(queryCanceled('user'));
+      // A COPY FROM cut off by the connection commits nothing.
+      if (this.copyIn !== null) void this.copyIn.load.abort().catch(() => undefined);
+      this.copyIn = null;
+      this.resolveDone();
     });
   }
 
-  /** Ends the connection now (server shutdown, fatal error). */
-  close(): void {
-    this.closed = true;
-    this.clearStartupTimer();
-    this.socket.destroy();
+  get processId(): number {
+    return this.ctx.processId;
   }
 
-  private clearStartupTimer(): void {
+  get secretKey(): number {
+    return this.ctx.secretKey;
+  }
+
+  /** Ends the connection now (fatal error, terminate). */
+  close(): void {
+    this.closed = true;
+    this.clearTimers();
+    this.socket.destroy();
+    this.raw.destroy();
+  }
+
+  /** CancelRequest: the running statement fails with 57014; nothing happens when none runs. */
+  cancel(): void {
+    this.current?.abort(queryCanceled('user'));
+  }
+
+  /**
+   * Server shutdown. 'smart' (SIGTERM): a running statement finishes, then the connection
+   * ends with 57P01; 'fast' (SIGINT): the running statement is cancelled first.
+   */
+  shutdown(mode: 'smart' | 'fast'): void {
+    if (this.closed) return;
+    this.stopping = true;
+    if (mode === 'fast') this.current?.abort(adminShutdown());
+    if (!this.running) this.terminate();
+  }
+
+  private terminate(): void {
+    if (this.phase === 'ready') this.fatal(adminShutdown());
+    else this.close();
+  }
+
+  private clearTimers(): void {
     if (this.startupTimer !== null) clearTimeout(this.startupTimer);
     this.startupTimer = null;
+    this.clearIdleTimer();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   private receive(chunk: Buffer): void {
     if (this.closed) return;
+    this.clearIdleTimer();
     let frames: Frame[];
     try {
       frames = this.reader.push(chunk);
@@ -111,9 +262,39 @@ export class Session {
       this.fatal(e);
       return;
     }
-    this.queue.push(...frames);
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames[i]!;
+      if (f.kind === 'startup' && (f.code === STARTUP.sslRequest || f.code === STARTUP.gssEncRequest)) {
+        // Answered at once: the client waits for the byte before it sends anything else.
+        try {
+          parseStartup(f.code, f.body);
+          if (f.code === STARTUP.sslRequest && this.ctx.tls !== null && !this.tlsActive) {
+            if (i < frames.length - 1 || this.reader.buffered > 0) throw unencryptedAfterSsl();
+            this.startTls(this.ctx.tls);
+            return;
+          }
+        } catch (e) {
+          this.fatal(e);
+          return;
+        }
+        this.socket.write(be.refuseEncryption());
+        continue;
+      }
+      this.queue.push(f);
+    }
     if (this.queue.length > MAX_QUEUED_FRAMES) this.socket.pause();
     void this.drain();
+  }
+
+  /** 'S', then the TLS handshake over the same socket; the frame reader stays in startup. */
+  private startTls(context: SecureContext): void {
+    this.raw.off('data', this.onData);
+    this.raw.write(be.acceptSsl());
+    const secure = new TLSSocket(this.raw, { isServer: true, secureContext: context });
+    secure.on('data', this.onData);
+    secure.on('error', () => this.close());
+    this.socket = secure;
+    this.tlsActive = true;
   }
 
   private async drain(): Promise<void> {
@@ -129,10 +310,12 @@ export class Session {
           this.fatal(e);
         }
         this.flush();
+        if (this.stopping) break;
       }
     } finally {
       this.running = false;
-      if (!this.closed && this.socket.isPaused()) this.socket.resume();
+      if (this.stopping && !this.closed) this.terminate();
+      else if (!this.closed && this.socket.isPaused()) this.socket.resume();
     }
   }
 
@@ -169,26 +352,33 @@ export class Session {
   /** A FATAL ErrorResponse, then the connection ends (protocol errors, failed startup). */
   private fatal(e: unknown): void {
     if (this.closed) return;
+    const f = errorFields(e, 0);
+    this.ctx.log?.warn({ pid: this.ctx.processId, user: this.user || undefined, remote: this.raw.remoteAddress, code: f.code }, `wire: FATAL: ${f.message}`);
     this.send(be.errorResponse({ ...errorFields(e, 0), severity: 'FATAL' }));
     this.flush();
     this.closed = true;
-    this.clearStartupTimer();
+    this.clearTimers();
+    this.current?.abort(adminShutdown());
     // Destroy once the error is written: a peer that never closes its side holds nothing.
-    this.socket.end(() => this.socket.destroy());
+    const s = this.socket;
+    s.end(() => {
+      s.destroy();
+      this.raw.destroy();
+    });
   }
 
-  // ---- startup ----
+  // ---- startup and authentication ----
 
   private startup(code: number, body: Buffer): void {
     const p = parseStartup(code, body);
     switch (p.kind) {
       case 'ssl':
       case 'gssenc':
-        // Not offered yet: the client continues in clear text, or gives up (sslmode=require).
-        this.send(be.refuseEncryption());
-        return;
+        // Handled in receive(); a second request after TLS is up is a protocol violation.
+        throw unencryptedAfterSsl();
       case 'cancel':
-        // Accepted and ignored for now; PostgreSQL answers a CancelRequest by closing.
+        // PostgreSQL answers a CancelRequest with nothing: it closes the connection.
+        this.ctx.cancel(p.processId, p.secretKey);
         this.close();
         return;
       case 'startup': {
@@ -196,22 +386,34 @@ export class Session {
         if (p.major !== 3) throw unsupportedProtocol(code);
         const user = p.params.get('user');
         if (user === undefined || user === '') throw noUser();
-        const params = new SessionParams({ user, applicationName: p.params.get('application_name') ?? '' });
+        const params = new SessionParams({
+          user,
+          applicationName: p.params.get('application_name') ?? '',
+          ...(this.ctx.workMem !== undefined ? { workMem: this.ctx.workMem } : {}),
+        });
         const unknownOptions: string[] = [];
         for (const [name, value] of p.params) {
           if (name === 'user' || name === 'database' || name === 'application_name' || name === 'replication') continue;
           if (name.startsWith('_pq_.')) unknownOptions.push(name);
-          else if (name === 'options') {
-            if (value.trim() !== '') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `startup option "options" is not supported: ${value}`);
-          } else params.set(name, value);
+          else if (name === 'options') for (const [k, v] of startupOptions(value)) params.set(k, v);
+          else params.set(name, value);
         }
         if (p.minor > 0 || unknownOptions.length > 0) this.send(be.negotiateProtocolVersion(0, unknownOptions));
         this.params = params;
-        this.clearStartupTimer();
-        this.send(be.authenticationOk());
-        for (const r of params.reported()) this.send(be.parameterStatus(r.name, r.value));
-        this.send(be.backendKeyData(this.ctx.processId, this.ctx.secretKey));
-        this.ready();
+        this.user = user;
+        const how = exchangeFor(this.ctx.auth, user);
+        const verifier = verifierOf(this.ctx.auth, user);
+        if (how === 'trust') return this.authenticated();
+        this.phase = 'auth';
+        if (how === 'md5') {
+          const ex = new Md5Exchange(user, verifier);
+          this.auth = { kind: 'md5', ex };
+          this.send(be.authenticationMD5Password(ex.salt));
+        } else {
+          this.auth = { kind: 'scram', ex: new ScramExchange(user, verifier), started: false };
+          this.reader.passwordLimit = LIMITS.saslMessage;
+          this.send(be.authenticationSASL([SCRAM_MECHANISM]));
+        }
         return;
       }
       default: {
@@ -221,9 +423,57 @@ export class Session {
     }
   }
 
+  /** A PasswordMessage / SASLInitialResponse / SASLResponse while authenticating. */
+  private password(code: number, body: Buffer): void {
+    if (code === FRONTEND.terminate) return this.close();
+    if (code !== FRONTEND.password) throw expectedPassword(code);
+    const a = this.auth!;
+    let step;
+    if (a.kind === 'md5') step = a.ex.check(parsePassword(body).password);
+    else if (!a.started) {
+      a.started = true;
+      const m = parseSaslInitial(body);
+      step = a.ex.initial(m.mechanism, m.data);
+    } else step = a.ex.final(body);
+    switch (step.kind) {
+      case 'fail':
+        throw step.error;
+      case 'continue':
+        this.send(be.authenticationSASLData('continue', step.data));
+        return;
+      case 'final':
+        if (a.kind === 'scram') this.send(be.authenticationSASLData('final', step.data));
+        this.authenticated();
+        return;
+      default: {
+        const never: never = step;
+        throw new Error(`unknown auth step ${String(never)}`);
+      }
+    }
+  }
+
+  private authenticated(): void {
+    this.ctx.log?.info(
+      { pid: this.ctx.processId, user: this.user, remote: this.raw.remoteAddress, tls: this.tlsActive, auth: this.auth?.kind ?? 'trust' },
+      'wire: connection authorized',
+    );
+    this.phase = 'ready';
+    this.auth = null;
+    this.reader.passwordLimit = LIMITS.password;
+    if (this.startupTimer !== null) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
+    this.send(be.authenticationOk());
+    for (const r of this.params!.reported()) this.send(be.parameterStatus(r.name, r.value));
+    this.send(be.backendKeyData(this.ctx.processId, this.ctx.secretKey));
+    this.ready();
+  }
+
   // ---- regular messages ----
 
   private async message(code: number, body: Buffer): Promise<void> {
+    if (this.phase === 'auth') return this.password(code, body);
+    if (this.phase !== 'ready') throw unknownMessage(code);
+    if (this.copyIn !== null) return this.copyMessage(code, body);
     if (this.skipToSync && code !== FRONTEND.sync && code !== FRONTEND.terminate) return;
     try {
       switch (code) {
@@ -256,12 +506,12 @@ export class Session {
         case FRONTEND.copyData:
         case FRONTEND.copyDone:
         case FRONTEND.copyFail:
-          return; // outside COPY these are ignored, as the protocol says
+          return; // outside COPY (or after a failed one) these are dropped, as the protocol says
         default:
           throw unknownMessage(code);
       }
     } catch (e) {
-      if (isProtocolError(e)) throw e; // fatal: the stream cannot be trusted any more
+      if (isFatalProtocolError(e)) throw e; // fatal: the stream cannot be trusted any more
       this.failStatement(e, 0);
       this.skipToSync = true;
     }
@@ -278,16 +528,21 @@ export class Session {
       return;
     }
     if (stmts.length === 0) this.send(be.emptyQueryResponse());
-    for (const stmt of stmts) {
+    await this.runStatements(stmts);
+  }
+
+  /** Runs statements of one Query; a COPY FROM STDIN suspends the rest until its CopyDone. */
+  private async runStatements(stmts: readonly Statement[]): Promise<void> {
+    for (let i = 0; i < stmts.length; i++) {
+      const stmt = stmts[i]!;
       try {
-        const o = await this.run(stmt, []);
-        if (o.fields !== null) this.send(be.rowDescription(o.fields));
-        for (const row of o.rows) {
-          this.send(be.dataRow(row));
-          if (this.outBytes === 0) await this.pace();
+        if (stmt.kind === 'copy' && stmt.direction === 'from') {
+          this.checkRunnable(stmt);
+          await this.beginCopyIn(stmt, stmts.slice(i + 1));
+          return;
         }
-        for (const m of o.messages) this.send(m);
-        this.send(be.commandComplete(o.tag));
+        const o = await this.run(stmt, [], null);
+        await this.write(o, 0, o.rows.length, true, []);
       } catch (e) {
         this.failStatement(e, stmt.offset);
         break;
@@ -296,11 +551,48 @@ export class Session {
     this.ready();
   }
 
+  /**
+   * An outcome's messages: RowDescription (when `describe`), DataRows [from, to), notices,
+   * CommandComplete. `formats` as Bind's result formats: none (text), one for all, or one each.
+   */
+  private async write(o: Outcome, from: number, to: number, describe: boolean, formats: readonly number[]): Promise<void> {
+    if (o.copyOut !== undefined) {
+      this.send(be.copyResponse('out', o.copyOut.columns, o.copyOut.binary ? FORMAT.binary : FORMAT.text));
+      for (const line of o.copyOut.lines) {
+        this.send(be.copyData(line));
+        if (this.outBytes === 0) await this.pace();
+      }
+      this.send(be.copyDone());
+    } else {
+      const fields = o.fields ?? [];
+      const f = o.binary === true ? [FORMAT.binary] : formats;
+      const fmt = fields.map((_, i) => formatOf(f, i));
+      if (describe && o.fields !== null) this.send(be.rowDescription(fields.map((x, i) => ({ ...x, format: fmt[i]! }))));
+      for (let i = from; i < to; i++) {
+        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt)));
+        if (this.outBytes === 0) await this.pace();
+      }
+    }
+    if (from === 0) for (const m of o.messages) this.send(m);
+    this.send(be.commandComplete(o.tag));
+  }
+
   /** ParameterStatus for each reported parameter that changed, then ReadyForQuery. */
   private ready(): void {
     for (const [name, value] of this.changed) this.send(be.parameterStatus(name, value));
     this.changed.clear();
     this.send(be.readyForQuery(this.status));
+    this.armIdleTimer();
+  }
+
+  /** idle_in_transaction_session_timeout / idle_session_timeout, from ReadyForQuery to the next message. */
+  private armIdleTimer(): void {
+    this.clearIdleTimer();
+    const settings = this.params;
+    if (settings === null) return;
+    const inTx = this.status !== TX_STATUS.idle;
+    const ms = settings.milliseconds(inTx ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout');
+    if (ms > 0) this.idleTimer = setTimeout(() => this.fatal(inTx ? idleInTransactionTimeout() : idleSessionTimeout()), ms);
   }
 
   private report(changes: readonly ParamChange[]): void {
@@ -313,30 +605,68 @@ export class Session {
     this.send(be.errorResponse({ ...errorFields(e, offset), severity: 'ERROR' }));
   }
 
-  /** Runs one statement: the session answers SET/SHOW/transactions, the engine the rest. */
-  private async run(stmt: Statement, params: readonly (Buffer | null)[]): Promise<Outcome> {
-    const settings = this.params!;
-    if (this.status === TX_STATUS.failed && !(stmt.kind === 'transaction' && (stmt.verb === 'commit' || stmt.verb === 'rollback')))
+  /** 25P02 in a failed transaction block (but for what ends it), 0A000 for writes inside one. */
+  private checkRunnable(stmt: Statement): void {
+    if (this.status === TX_STATUS.failed && !(stmt.kind === 'transaction' && (stmt.verb === 'commit' || stmt.verb === 'rollback' || stmt.verb === 'rollback-to')))
       throw inFailedTransaction();
+    if (this.status !== TX_STATUS.idle) {
+      if (stmt.kind === 'engine' && stmt.node !== 'SelectStmt' && stmt.node !== 'ExplainStmt') throw writeInTransactionBlock(statementName(stmt.node));
+      if (stmt.kind === 'copy' && stmt.direction === 'from') throw writeInTransactionBlock('COPY FROM');
+    }
+  }
+
+  /** The database statements read: in a transaction block, one pinned snapshot per table. */
+  private get db(): Database {
+    return this.tx?.db ?? this.ctx.db;
+  }
+
+  /**
+   * Runs `work` as the session's current statement: CancelRequest, statement_timeout and a
+   * fast shutdown abort it with 57014 / 57P01, whether or not the engine has noticed yet.
+   */
+  private async guarded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const ac = new AbortController();
+    this.current = ac;
+    const ms = this.params!.milliseconds('statement_timeout');
+    const timer = ms > 0 ? setTimeout(() => ac.abort(queryCanceled('timeout')), ms) : null;
+    try {
+      return await abortable(work(ac.signal), ac.signal);
+    } finally {
+      if (timer !== null) clearTimeout(timer);
+      this.current = null;
+    }
+  }
+
+  /** An engine statement: prepared at Parse (with `values` for its $n), or run from its text. */
+  private async engineQuery(sql: string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
+    return this.guarded(() => (prepared !== null ? prepared.execute(values) : query(this.sdb, sql, undefined, { workMem: this.params!.workMem })));
+  }
+
+  /**
+   * Runs one statement: the session answers SET/SHOW/transactions/cursors, the engine the
+   * rest. `prepared` is the engine's preparation from Parse, run with `values`.
+   */
+  private async run(stmt: Statement, values: readonly Value[], prepared: PreparedQuery | null): Promise<Outcome> {
+    const settings = this.params!;
+    this.checkRunnable(stmt);
     switch (stmt.kind) {
       case 'engine': {
-        const values = params.map((p) => (p === null ? null : p.toString('utf8')));
-        const r: QueryResult = await query(this.ctx.db, stmt.text, values.length > 0 ? values : undefined);
+        const r = await this.engineQuery(stmt.text, prepared, values);
         // PostgreSQL describes rows only for statements that return them (not INSERT without RETURNING).
         const returnsRows = r.command === 'SELECT' || r.fields.length > 0;
-        return { fields: returnsRows ? r.fields : null, rows: textRows(r), tag: commandTag(r), messages: [] };
+        return { fields: returnsRows ? r.fields : null, rows: r.rows, tag: commandTag(r), messages: [] };
       }
       case 'set': {
         this.report([settings.set(stmt.name, stmt.value)]);
-        return { fields: null, rows: [], tag: 'SET', messages: [] };
+        return { ...NO_ROWS, tag: 'SET' };
       }
       case 'reset': {
         this.report([settings.reset(stmt.name)]);
-        return { fields: null, rows: [], tag: 'RESET', messages: [] };
+        return { ...NO_ROWS, tag: 'RESET' };
       }
       case 'reset-all': {
         this.report(settings.resetAll());
-        return { fields: null, rows: [], tag: 'RESET', messages: [] };
+        return { ...NO_ROWS, tag: 'RESET' };
       }
       case 'show': {
         if (stmt.name.toLowerCase() === 'all') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'SHOW ALL is not supported');
@@ -344,7 +674,42 @@ export class Session {
         return { fields: [{ name: s.name, type: { id: 'text' } }], rows: [[s.value]], tag: 'SHOW', messages: [] };
       }
       case 'transaction':
-        return this.transaction(stmt.verb, stmt.tag);
+        return this.transaction(stmt.verb, stmt.tag, stmt.savepoint);
+      case 'declare':
+        return this.declare(stmt, prepared, values);
+      case 'fetch': {
+        const c = this.cursors.get(stmt.name);
+        if (c === undefined) throw unknownCursor(stmt.name);
+        const rows = c.fetch(stmt.direction, stmt.count);
+        if (stmt.move) return { ...NO_ROWS, tag: `MOVE ${rows.length}` };
+        // A FETCH of 0 rows still describes them (postgres_fdw relies on it).
+        return { fields: c.fields, rows, tag: `FETCH ${rows.length}`, messages: [], binary: c.binary };
+      }
+      case 'close':
+        if (stmt.name === null) {
+          this.cursors.clear();
+          return { ...NO_ROWS, tag: 'CLOSE CURSOR ALL' };
+        }
+        if (!this.cursors.delete(stmt.name)) throw unknownCursor(stmt.name);
+        return { ...NO_ROWS, tag: 'CLOSE CURSOR' };
+      case 'deallocate':
+        if (stmt.name === null) {
+          for (const name of [...this.statements.keys()]) if (name !== '') this.statements.delete(name);
+          return { ...NO_ROWS, tag: 'DEALLOCATE ALL' };
+        }
+        if (!this.statements.delete(stmt.name)) throw unknownStatement(stmt.name);
+        return { ...NO_ROWS, tag: 'DEALLOCATE' };
+      case 'discard':
+        if (stmt.what === 'ALL') {
+          if (this.status !== TX_STATUS.idle) throw notInTransactionBlock('DISCARD ALL');
+          this.report(settings.resetAll());
+          this.cursors.clear();
+          for (const name of [...this.statements.keys()]) if (name !== '') this.statements.delete(name);
+          for (const name of [...this.portals.keys()]) if (name !== '') this.portals.delete(name);
+        }
+        return { ...NO_ROWS, tag: `DISCARD ${stmt.what}` };
+      case 'copy':
+        return this.copyOut(stmt);
       case 'unsupported':
         throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${stmt.feature} is not supported`);
       default: {
@@ -355,33 +720,143 @@ export class Session {
   }
 
   /**
-   * BEGIN/COMMIT/ROLLBACK with PostgreSQL's tags and warnings. paxd does not pin a snapshot
-   * per transaction yet (issue 9), so each statement still reads the latest commit.
+   * BEGIN/COMMIT/ROLLBACK/SAVEPOINT with PostgreSQL's tags, warnings and errors. A transaction
+   * block pins one snapshot per table it reads (./transaction.ts).
    */
-  private transaction(verb: 'begin' | 'commit' | 'rollback' | 'unsupported', tag: string): Outcome {
+  private transaction(verb: TransactionVerb, tag: string, savepoint: string | undefined): Outcome {
     const messages: Buffer[] = [];
     const warn = (code: string, message: string) => messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
     switch (verb) {
       case 'begin':
         if (this.status !== TX_STATUS.idle) warn(WIRE_SQLSTATE.active_sql_transaction, 'there is already a transaction in progress');
-        else this.status = TX_STATUS.inTransaction;
-        return { fields: null, rows: [], tag, messages };
+        else {
+          this.status = TX_STATUS.inTransaction;
+          this.tx = new Transaction(this.ctx.db);
+        }
+        return { ...NO_ROWS, tag, messages };
       case 'commit': {
         if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         const failed = this.status === TX_STATUS.failed;
-        this.status = TX_STATUS.idle;
-        return { fields: null, rows: [], tag: failed ? 'ROLLBACK' : 'COMMIT', messages };
+        this.endTransaction(!failed);
+        return { ...NO_ROWS, tag: failed ? 'ROLLBACK' : 'COMMIT', messages };
       }
       case 'rollback':
         if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
-        this.status = TX_STATUS.idle;
-        return { fields: null, rows: [], tag: 'ROLLBACK', messages };
+        this.endTransaction(false);
+        return { ...NO_ROWS, tag: 'ROLLBACK', messages };
+      case 'savepoint':
+        if (this.tx === null) throw onlyInTransactionBlock('SAVEPOINT');
+        this.tx.savepoint(savepoint!);
+        return { ...NO_ROWS, tag: 'SAVEPOINT', messages };
+      case 'release':
+        if (this.tx === null) throw onlyInTransactionBlock('RELEASE SAVEPOINT');
+        this.tx.release(savepoint!);
+        return { ...NO_ROWS, tag: 'RELEASE', messages };
+      case 'rollback-to': {
+        if (this.tx === null) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
+        const depth = this.tx.rollbackTo(savepoint!);
+        // Cursors declared after the savepoint go with it.
+        for (const [name, c] of this.cursors) if (c.options.inTransaction && c.options.depth > depth) this.cursors.delete(name);
+        this.status = TX_STATUS.inTransaction;
+        return { ...NO_ROWS, tag: 'ROLLBACK', messages };
+      }
       case 'unsupported':
         throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${tag} is not supported`);
       default: {
         const never: never = verb;
         throw new Error(`unknown transaction verb ${String(never)}`);
       }
+    }
+  }
+
+  /** COMMIT keeps WITH HOLD cursors; ROLLBACK also closes those declared in the transaction. */
+  private endTransaction(committed: boolean): void {
+    for (const [name, c] of this.cursors) if (!c.options.hold || (!committed && c.options.inTransaction)) this.cursors.delete(name);
+    this.status = TX_STATUS.idle;
+    this.tx = null;
+  }
+
+  private async declare(stmt: Statement & { kind: 'declare' }, prepared: PreparedQuery | null, values: readonly Value[]): Promise<Outcome> {
+    if (this.tx === null && !stmt.hold) throw onlyInTransactionBlock('DECLARE CURSOR');
+    if (this.cursors.has(stmt.name)) throw duplicateCursor(stmt.name);
+    const r = await this.engineQuery(stmt.query, prepared, values);
+    const options = { scroll: stmt.scroll, hold: stmt.hold, depth: this.tx?.depth ?? 0, inTransaction: this.tx !== null };
+    const c = new Cursor(stmt.name, r.fields, r.rows, options, stmt.binary);
+    this.cursors.set(stmt.name, c);
+    return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
+  }
+
+  // ---- COPY ----
+
+  /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
+  private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    const f = copyFormat(stmt.options);
+    let sql: string;
+    if (stmt.query !== null) sql = stmt.query;
+    else {
+      const cols = stmt.columns === null ? '*' : stmt.columns.map(quoteIdent).join(', ');
+      sql = `SELECT ${cols} FROM ${quoteIdent(stmt.table!)}`;
+    }
+    const r = await this.engineQuery(sql, null, []);
+    const lines: (string | Buffer)[] = [];
+    if (f.binary) {
+      lines.push(binaryHeader());
+      for (const row of r.rows) lines.push(binaryRow(r.fields, row));
+      lines.push(binaryTrailer());
+    } else {
+      if (f.header) lines.push(formatRow(f, r.fields.map((x) => x.name)));
+      for (const row of textRows(r)) lines.push(formatRow(f, row));
+    }
+    return { ...NO_ROWS, tag: `COPY ${r.rows.length}`, copyOut: { columns: r.fields.length, binary: f.binary, lines } };
+  }
+
+  private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    const format = copyFormat(stmt.options);
+    const table = await this.guarded(() => openForCopy(this.ctx.db, stmt.table!));
+    const load = new CopyLoad(table, stmt.columns, format);
+    const abort = new AbortController();
+    this.copyIn = { load, stmt, rest, abort };
+    this.current = abort;
+    this.send(be.copyResponse('in', load.width, format.binary ? FORMAT.binary : FORMAT.text));
+    this.flush();
+  }
+
+  /** CopyData / CopyDone / CopyFail while a COPY FROM STDIN runs. */
+  private async copyMessage(code: number, body: Buffer): Promise<void> {
+    const c = this.copyIn!;
+    try {
+      switch (code) {
+        case FRONTEND.copyData:
+          c.abort.signal.throwIfAborted();
+          await c.load.push(body);
+          return;
+        case FRONTEND.copyDone: {
+          c.abort.signal.throwIfAborted();
+          parseEmpty('CopyDone', body);
+          const n = await this.guarded(() => c.load.finish());
+          this.copyIn = null;
+          this.send(be.commandComplete(`COPY ${n}`));
+          await this.runStatements(c.rest);
+          return;
+        }
+        case FRONTEND.copyFail: {
+          const r = body.indexOf(0);
+          throw copyFailed(body.toString('utf8', 0, r < 0 ? body.byteLength : r));
+        }
+        case FRONTEND.flush:
+        case FRONTEND.sync:
+          return; // PostgreSQL ignores these during COPY IN
+        default:
+          throw unexpectedDuringCopy(code);
+      }
+    } catch (e) {
+      this.copyIn = null;
+      if (this.current === c.abort) this.current = null;
+      await c.load.abort().catch(() => undefined);
+      this.failStatement(e, c.stmt.offset);
+      this.ready();
     }
   }
 
@@ -393,7 +868,14 @@ export class Session {
       throw new PaxdError('exists', '42P05', `prepared statement "${m.name}" already exists`);
     const stmts = await splitStatements(m.sql);
     if (stmts.length > 1) throw new PaxdError('invalid_input', SQLSTATE.syntax_error, 'cannot insert multiple commands into a prepared statement');
-    this.statements.set(m.name, { sql: m.sql, statement: stmts[0] ?? null, paramTypes: m.paramTypes });
+    const stmt = stmts[0] ?? null;
+    const types = m.paramTypes.map(typeOfOid);
+    // Bound and typed now, as PostgreSQL's Parse does: an unknown table fails here.
+    let engine: PreparedQuery | null = null;
+    const options = { workMem: this.params!.workMem };
+    if (stmt?.kind === 'engine') engine = await prepare(this.sdb, stmt.text, types, options);
+    else if (stmt?.kind === 'declare') engine = await prepare(this.sdb, stmt.query, types, options);
+    this.statements.set(m.name, { sql: m.sql, statement: stmt, paramTypes: types, engine });
     this.send(be.parseComplete());
   }
 
@@ -401,48 +883,61 @@ export class Session {
     const m = parseBind(body);
     const prepared = this.statements.get(m.statement);
     if (prepared === undefined) throw unknownStatement(m.statement);
-    if (m.paramFormats.some((f) => f !== FORMAT.text) || m.resultFormats.some((f) => f !== FORMAT.text))
-      throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'binary format is not supported yet');
-    if (m.portal !== '' && this.portals.has(m.portal)) throw new PaxdError('exists', '42P03', `cursor "${m.portal}" already exists`);
-    this.portals.set(m.portal, { prepared, bind: m, outcome: null, sent: 0 });
+    const types = paramTypesOf(prepared);
+    if (m.params.length !== types.length) throw bindParameterCount(m.params.length, m.statement, types.length);
+    const values = m.params.map((b, i) => {
+      if (b === null) return null;
+      const t = types[i]!;
+      return formatOf(m.paramFormats, i) === FORMAT.binary ? decodeBinary(t, b) : parseText(t, b.toString('utf8'));
+    });
+    if (m.portal !== '' && this.portals.has(m.portal)) throw duplicateCursor(m.portal);
+    this.portals.set(m.portal, { prepared, bind: m, values, outcome: null, sent: 0 });
     this.send(be.bindComplete());
   }
 
-  /** Runs a portal's statement once; Describe and Execute share the outcome. */
+  /** Runs a portal's statement once; Execute calls continue through its rows. */
   private async outcomeOf(portal: Portal): Promise<Outcome> {
     if (portal.outcome === null) {
       const stmt = portal.prepared.statement;
-      portal.outcome = stmt === null ? { fields: null, rows: [], tag: '', messages: [] } : await this.run(stmt, portal.bind.params);
+      if (stmt !== null && stmt.kind === 'copy' && stmt.direction === 'from')
+        throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'COPY FROM STDIN through the extended query protocol is not supported: send it as a simple Query');
+      portal.outcome = stmt === null ? { ...NO_ROWS, tag: '' } : await this.run(stmt, portal.values, portal.prepared.engine);
     }
     return portal.outcome;
   }
 
+  /**
+   * Describe: ParameterDescription and RowDescription (or NoData) of a statement, or the
+   * RowDescription of a portal with its result formats. Engine statements are described from
+   * their preparation without running; session statements (FETCH, SHOW) are run for it.
+   */
   private async describe(body: Buffer): Promise<void> {
     const m = parseTarget('Describe', body);
     if (m.target === 'portal') {
       const portal = this.portals.get(m.name);
       if (portal === undefined) throw unknownPortal(m.name);
-      const o = await this.outcomeOf(portal);
-      this.send(o.fields === null ? be.noData() : be.rowDescription(o.fields));
+      const stmt = portal.prepared.statement;
+      let fields: readonly ResultField[] | null;
+      let binary = false;
+      if (stmt?.kind === 'engine') fields = portal.prepared.engine!.fields;
+      else {
+        const o = await this.outcomeOf(portal);
+        fields = o.fields;
+        binary = o.binary === true;
+      }
+      const formats = binary ? [FORMAT.binary] : portal.bind.resultFormats;
+      this.send(fields === null ? be.noData() : be.rowDescription(fields.map((f, i) => ({ ...f, format: formatOf(formats, i) }))));
       return;
     }
     const prepared = this.statements.get(m.name);
     if (prepared === undefined) throw unknownStatement(m.name);
-    this.send(be.parameterDescription(prepared.paramTypes));
-    // The engine cannot describe without running yet, so a plain SELECT is run for its fields
-    // and anything with side effects is never run here (issue 9: an engine `describe` that
-    // binds and plans only, which also gives RETURNING lists).
+    this.send(be.parameterDescription(paramTypesOf(prepared).map(typeOid)));
     const stmt = prepared.statement;
-    if (stmt === null || stmt.kind !== 'engine') {
-      this.send(stmt !== null && stmt.kind === 'show' ? be.rowDescription([{ name: this.params!.show(stmt.name).name, type: { id: 'text' } }]) : be.noData());
-      return;
-    }
-    if (!stmt.pureQuery) {
-      this.send(be.noData());
-      return;
-    }
-    const r = await query(this.ctx.db, stmt.text);
-    this.send(be.rowDescription(r.fields));
+    if (stmt?.kind === 'engine') {
+      const fields = prepared.engine!.fields;
+      this.send(fields === null ? be.noData() : be.rowDescription(fields));
+    } else if (stmt?.kind === 'show') this.send(be.rowDescription([{ name: this.params!.show(stmt.name).name, type: { id: 'text' } }]));
+    else this.send(be.noData());
   }
 
   private async execute(body: Buffer): Promise<void> {
@@ -454,17 +949,24 @@ export class Session {
       return;
     }
     const o = await this.outcomeOf(portal);
-    const end = m.maxRows === 0 ? o.rows.length : Math.min(o.rows.length, portal.sent + m.maxRows);
-    for (let i = portal.sent; i < end; i++) {
-      this.send(be.dataRow(o.rows[i]!));
-      if (this.outBytes === 0) await this.pace();
-    }
     const start = portal.sent;
+    const end = m.maxRows === 0 ? o.rows.length : Math.min(o.rows.length, start + m.maxRows);
     portal.sent = end;
-    if (start === 0) for (const msg of o.messages) this.send(msg);
+    const formats = portal.bind.resultFormats;
+    if (end < o.rows.length) {
+      const fields = o.fields ?? [];
+      const fmt = fields.map((_, i) => formatOf(o.binary === true ? [FORMAT.binary] : formats, i));
+      for (let i = start; i < end; i++) {
+        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt)));
+        if (this.outBytes === 0) await this.pace();
+      }
+      if (start === 0) for (const msg of o.messages) this.send(msg);
+      this.send(be.portalSuspended());
+      return;
+    }
     // As PostgreSQL's PortalRun: a SELECT's tag counts the rows of this Execute only.
-    if (end < o.rows.length) this.send(be.portalSuspended());
-    else this.send(be.commandComplete(o.tag.startsWith('SELECT ') ? `SELECT ${end - start}` : o.tag));
+    const tag = o.tag.startsWith('SELECT ') ? `SELECT ${end - start}` : o.tag;
+    await this.write({ ...o, tag, messages: start === 0 ? o.messages : [] }, start, end, false, formats);
   }
 
   private closeTarget(body: Buffer): void {
@@ -476,8 +978,108 @@ export class Session {
   }
 }
 
-function isProtocolError(e: unknown): boolean {
-  return isPaxdError(e) && e.code === WIRE_SQLSTATE.protocol_violation;
+/** `promise`, or the signal's reason as soon as it is aborted (the work is then abandoned). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+async function openForCopy(db: Database, name: string) {
+  try {
+    return await db.table(name);
+  } catch (e) {
+    if (isPaxdError(e) && e.code === SQLSTATE.undefined_table) throw new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${name}" does not exist`);
+    throw e;
+  }
+}
+
+/**
+ * The startup packet's `options` (libpq's PGOPTIONS): `-c name=value` and `--name=value`
+ * settings, separated by spaces, `\ ` for a space inside a value.
+ *
+ *   startupOptions('-c statement_timeout=5s --work_mem=64MB')   // [['statement_timeout', '5s'], ['work_mem', '64MB']]
+ */
+function startupOptions(options: string): [string, string][] {
+  const words: string[] = [];
+  let w = '';
+  for (let i = 0; i < options.length; i++) {
+    const ch = options[i]!;
+    if (ch === '\\' && i + 1 < options.length) w += options[++i];
+    else if (/\s/.test(ch)) {
+      if (w !== '') words.push(w);
+      w = '';
+    } else w += ch;
+  }
+  if (w !== '') words.push(w);
+  const out: [string, string][] = [];
+  for (let i = 0; i < words.length; i++) {
+    let setting = words[i]!;
+    if (setting === '-c' && i + 1 < words.length) setting = words[++i]!;
+    else if (setting.startsWith('-c')) setting = setting.slice(2);
+    else if (setting.startsWith('--')) setting = setting.slice(2);
+    else throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `startup option "${words[i]}" is not supported: only -c name=value and --name=value`);
+    const eq = setting.indexOf('=');
+    if (eq <= 0) throw new PaxdError('invalid_input', SQLSTATE.syntax_error, `-c ${setting} requires a value`);
+    out.push([setting.slice(0, eq).replace(/-/g, '_'), setting.slice(eq + 1)]);
+  }
+  return out;
+}
+
+function copyFileRefused(direction: 'from' | 'to'): PaxdError {
+  return new PaxdError(
+    'unsupported',
+    SQLSTATE.feature_not_supported,
+    `COPY ${direction === 'from' ? 'FROM a file or program' : 'TO a file or program'} is not supported: use COPY … ${direction === 'from' ? 'FROM STDIN' : 'TO STDOUT'} (psql's \\copy)`,
+  );
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** 'InsertStmt' → 'INSERT', for messages. */
+function statementName(node: string): string {
+  return node
+    .replace(/Stmt$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toUpperCase();
+}
+
+/** The format of column or parameter `i` from a format list: none (text), one for all, or one each. */
+function formatOf(formats: readonly number[], i: number): number {
+  return formats.length === 0 ? FORMAT.text : formats.length === 1 ? formats[0]! : (formats[i] ?? FORMAT.text);
+}
+
+/** The parameter types a Bind decodes with: the engine's (given or inferred), else Parse's, unknown as text. */
+function paramTypesOf(p: Prepared): readonly PgType[] {
+  return p.engine?.paramTypes ?? p.paramTypes.map((t) => t ?? { id: 'text' });
+}
+
+/** One row's values for DataRow: text (as PostgreSQL's output functions print) or binary. */
+function encodeRow(fields: readonly ResultField[], row: readonly Value[], formats: readonly number[]): (string | Uint8Array | null)[] {
+  const out: (string | Uint8Array | null)[] = new Array(row.length);
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i]!;
+    const type = fields[i]!.type;
+    if (v === null) out[i] = null;
+    else if (formats[i] === FORMAT.binary) out[i] = encodeBinary(type, v);
+    // The engine keeps numeric results as exact text.
+    else out[i] = type.id === 'numeric' && typeof v === 'string' ? v : formatText(type, v);
+  }
+  return out;
 }
 
 /** The fields of an ErrorResponse for `e`; `offset` shifts engine positions into the query string. */
@@ -489,6 +1091,7 @@ export function errorFields(e: unknown, offset: number): Omit<be.ErrorFields, 's
       message: e.message,
       ...(e.detail !== undefined ? { detail: e.detail } : {}),
       ...(position !== undefined ? { position: position + offset } : {}),
+      ...(e instanceof CopyError ? { where: e.where } : {}),
     };
   }
   return { code: SQLSTATE.internal_error, message: `internal error: ${e instanceof Error ? e.message : String(e)}` };

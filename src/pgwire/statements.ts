@@ -14,7 +14,20 @@ import { SQLSTATE } from '../types/index.js';
 
 type Json = { readonly [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export type TransactionVerb = 'begin' | 'commit' | 'rollback' | 'unsupported';
+export type TransactionVerb = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollback-to' | 'unsupported';
+
+/** FETCH/MOVE directions as PostgreSQL's FetchStmt has them. */
+export type FetchDirection = 'forward' | 'backward' | 'absolute' | 'relative';
+
+/** COPY's options (https://www.postgresql.org/docs/15/sql-copy.html), defaults applied by ./copy.ts. */
+export interface CopyOptionsSpec {
+  readonly format?: string;
+  readonly header?: string;
+  readonly delimiter?: string;
+  readonly null?: string;
+  readonly quote?: string;
+  readonly escape?: string;
+}
 
 export type Statement = (
   | {
@@ -28,7 +41,35 @@ export type Statement = (
   | { readonly kind: 'reset'; readonly name: string }
   | { readonly kind: 'reset-all' }
   | { readonly kind: 'show'; readonly name: string }
-  | { readonly kind: 'transaction'; readonly verb: TransactionVerb; readonly tag: string }
+  | { readonly kind: 'transaction'; readonly verb: TransactionVerb; readonly tag: string; readonly savepoint?: string }
+  | {
+      readonly kind: 'declare';
+      readonly name: string;
+      readonly binary: boolean;
+      /** True for SCROLL, false for NO SCROLL, null when neither was said. */
+      readonly scroll: boolean | null;
+      readonly hold: boolean;
+      /** The cursor's query, as the engine receives it. */
+      readonly query: string;
+    }
+  | { readonly kind: 'fetch'; readonly name: string; readonly move: boolean; readonly direction: FetchDirection; readonly count: number }
+  /** CLOSE name, or CLOSE ALL (name null). */
+  | { readonly kind: 'close'; readonly name: string | null }
+  /** DEALLOCATE name, or DEALLOCATE ALL (name null). */
+  | { readonly kind: 'deallocate'; readonly name: string | null }
+  | { readonly kind: 'discard'; readonly what: string }
+  | {
+      readonly kind: 'copy';
+      readonly direction: 'from' | 'to';
+      /** The table, or null for COPY (query) TO. */
+      readonly table: string | null;
+      readonly columns: readonly string[] | null;
+      /** The query of COPY (query) TO, as the engine receives it. */
+      readonly query: string | null;
+      /** False for a file name or PROGRAM: paxd copies only through the connection. */
+      readonly stdio: boolean;
+      readonly options: CopyOptionsSpec;
+    }
   | { readonly kind: 'unsupported'; readonly feature: string }
 ) & {
   /** The statement's own text, as the engine receives it. */
@@ -55,7 +96,11 @@ export async function splitStatements(sql: string): Promise<Statement[]> {
     const start = s.stmt_location ?? 0;
     const end = s.stmt_len === undefined || s.stmt_len === 0 ? bytes.byteLength : start + s.stmt_len;
     const text = bytes.toString('utf8', start, end);
-    return { ...classify(s.stmt), text, offset: Array.from(bytes.toString('utf8', 0, start)).length };
+    const kind = classify(s.stmt);
+    const offset = Array.from(bytes.toString('utf8', 0, start)).length;
+    if (s.stmt.DeclareCursorStmt !== undefined) return { ...classifyDeclare(s.stmt.DeclareCursorStmt, text), text, offset };
+    if (s.stmt.CopyStmt !== undefined) return { ...classifyCopy(s.stmt.CopyStmt, text), text, offset };
+    return { ...kind, text, offset };
   });
 }
 
@@ -70,6 +115,10 @@ function classify(stmt: Json): Kind {
   if (stmt.VariableSetStmt !== undefined) return classifySet(stmt.VariableSetStmt);
   if (stmt.VariableShowStmt !== undefined) return { kind: 'show', name: stmt.VariableShowStmt.name as string };
   if (stmt.TransactionStmt !== undefined) return classifyTransaction(stmt.TransactionStmt);
+  if (stmt.FetchStmt !== undefined) return classifyFetch(stmt.FetchStmt);
+  if (stmt.ClosePortalStmt !== undefined) return { kind: 'close', name: (stmt.ClosePortalStmt.portalname as string | undefined) ?? null };
+  if (stmt.DeallocateStmt !== undefined) return { kind: 'deallocate', name: stmt.DeallocateStmt.isall === true ? null : (stmt.DeallocateStmt.name as string) };
+  if (stmt.DiscardStmt !== undefined) return { kind: 'discard', what: String(stmt.DiscardStmt.target).replace(/^DISCARD_/, '') };
   const node = Object.keys(stmt)[0] ?? '';
   return { kind: 'engine', node, pureQuery: node === 'SelectStmt' && stmt.SelectStmt.intoClause === undefined };
 }
@@ -116,10 +165,86 @@ function classifyTransaction(t: Json): Kind {
     case 'TRANS_STMT_START':
       return { kind: 'transaction', verb: 'begin', tag: 'START TRANSACTION' };
     case 'TRANS_STMT_COMMIT':
+      if (t.chain === true) return { kind: 'transaction', verb: 'unsupported', tag: 'COMMIT AND CHAIN' };
       return { kind: 'transaction', verb: 'commit', tag: 'COMMIT' };
     case 'TRANS_STMT_ROLLBACK':
+      if (t.chain === true) return { kind: 'transaction', verb: 'unsupported', tag: 'ROLLBACK AND CHAIN' };
       return { kind: 'transaction', verb: 'rollback', tag: 'ROLLBACK' };
+    case 'TRANS_STMT_SAVEPOINT':
+      return { kind: 'transaction', verb: 'savepoint', tag: 'SAVEPOINT', savepoint: t.savepoint_name as string };
+    case 'TRANS_STMT_RELEASE':
+      return { kind: 'transaction', verb: 'release', tag: 'RELEASE', savepoint: t.savepoint_name as string };
+    case 'TRANS_STMT_ROLLBACK_TO':
+      return { kind: 'transaction', verb: 'rollback-to', tag: 'ROLLBACK', savepoint: t.savepoint_name as string };
     default:
       return { kind: 'transaction', verb: 'unsupported', tag: String(t.kind).replace(/^TRANS_STMT_/, '').replace(/_/g, ' ') };
   }
+}
+
+/** PostgreSQL's FETCH_ALL: libpg-query gives FETCH ALL as the largest int32 (LONG_MAX in the server). */
+export const FETCH_ALL = 2147483647;
+
+function classifyFetch(f: Json): Kind {
+  const direction = ({ FETCH_FORWARD: 'forward', FETCH_BACKWARD: 'backward', FETCH_ABSOLUTE: 'absolute', FETCH_RELATIVE: 'relative' } as const)[
+    f.direction as 'FETCH_FORWARD'
+  ];
+  return { kind: 'fetch', name: f.portalname as string, move: f.ismove === true, direction: direction ?? 'forward', count: Number(f.howMany ?? 0) };
+}
+
+/** parsenodes.h CURSOR_OPT_* bits of DeclareCursorStmt.options. */
+const CURSOR_OPT = { binary: 0x1, scroll: 0x2, noScroll: 0x4, hold: 0x20 } as const;
+
+function classifyDeclare(d: Json, text: string): Kind {
+  const options = Number(d.options ?? 0);
+  // The query is what follows `CURSOR [WITH[OUT] HOLD] FOR` (libpg-query has no deparser).
+  const m = /\bCURSOR\s+(?:(?:WITH|WITHOUT)\s+HOLD\s+)?FOR\b/i.exec(text);
+  if (m === null) return { kind: 'unsupported', feature: 'this form of DECLARE CURSOR' };
+  return {
+    kind: 'declare',
+    name: d.portalname as string,
+    binary: (options & CURSOR_OPT.binary) !== 0,
+    scroll: (options & CURSOR_OPT.scroll) !== 0 ? true : (options & CURSOR_OPT.noScroll) !== 0 ? false : null,
+    hold: (options & CURSOR_OPT.hold) !== 0,
+    query: text.slice(m.index + m[0].length),
+  };
+}
+
+function classifyCopy(c: Json, text: string): Kind {
+  const options: Record<string, string> = {};
+  for (const o of (c.options ?? []) as Json[]) {
+    const d = o.DefElem;
+    const a = d.arg;
+    const v = a === undefined ? 'true' : a.String !== undefined ? String(a.String.sval ?? '') : a.Boolean !== undefined ? (a.Boolean.boolval === true ? 'true' : 'false') : a.Integer !== undefined ? String(a.Integer.ival ?? 0) : '';
+    options[d.defname as string] = v;
+  }
+  const known = new Set(['format', 'header', 'delimiter', 'null', 'quote', 'escape']);
+  for (const k of Object.keys(options)) if (!known.has(k)) return { kind: 'unsupported', feature: `COPY option "${k}"` };
+  const query = c.query === undefined ? null : parenthesized(text);
+  if (c.query !== undefined && query === null) return { kind: 'unsupported', feature: 'this form of COPY (query)' };
+  return {
+    kind: 'copy',
+    direction: c.is_from === true ? 'from' : 'to',
+    table: c.relation === undefined ? null : (c.relation.relname as string),
+    columns: c.attlist === undefined ? null : (c.attlist as Json[]).map((a) => a.String.sval as string),
+    query,
+    stdio: c.filename === undefined && c.is_program !== true,
+    options,
+  };
+}
+
+/** The text inside the first top-level parentheses of `text` (quotes respected), or null. */
+function parenthesized(text: string): string | null {
+  const open = text.indexOf('(');
+  if (open < 0) return null;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return text.slice(open + 1, i);
+  }
+  return null;
 }

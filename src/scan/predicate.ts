@@ -29,6 +29,7 @@ import { PaxdError, SQLSTATE } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
 import { parseDecimal } from '../stats/decimal-text.js';
+import { intervalNotStorable } from '../types/interval.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -225,6 +226,8 @@ export function normalizeValue(f: Field, v: Value): Value {
       throw mismatch(f, v);
     case 'jsonb':
       throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'jsonb values in scan predicates are not supported');
+    case 'interval':
+      return intervalNotStorable('normalizeValue');
     default: {
       const never: never = t.id;
       throw new Error(`normalizeValue: unknown type ${String(never)}`);

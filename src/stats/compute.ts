@@ -24,6 +24,7 @@ import { compareNumericParts, parseNumericText, type NumericParts } from '../typ
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
 import { DECIMAL_ZERO, addDecimal, formatDecimal, parseDecimal } from './decimal-text.js';
+import { intervalNotStorable } from '../types/interval.js';
 
 /** Statistics of no rows: the identity of mergeStats. */
 export function emptyStats(): ColumnStats {
@@ -79,6 +80,8 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
       break;
     case 'jsonb':
       break;
+    case 'interval':
+      return intervalNotStorable('computeStats');
     default: {
       const never: never = t.id;
       throw new Error(`computeStats: unknown type ${String(never)}`);

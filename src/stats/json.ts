@@ -22,6 +22,7 @@ import type { Value } from '../types/column.js';
 import { type PgType, isDecimal128 } from '../types/type.js';
 import type { ColumnStatsJson, StatJson } from '../storage/snapshot-types.js';
 import type { ColumnStats } from './types.js';
+import { intervalNotStorable } from '../types/interval.js';
 
 type Kind = 'int' | 'bigint' | 'float' | 'bool' | 'string' | 'bytes' | 'none';
 
@@ -51,6 +52,8 @@ function kindOf(t: PgType): Kind {
       return 'bytes';
     case 'jsonb':
       return 'none';
+    case 'interval':
+      return intervalNotStorable('stats json');
     default: {
       const never: never = t.id;
       throw new Error(`stats json: unknown type ${String(never)}`);

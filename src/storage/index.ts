@@ -11,6 +11,7 @@ export type {
   DataFileJson,
   FieldJson,
   GroupJson,
+  IngestedFileJson,
   SnapshotJson,
   StatJson,
   TableOptionsJson,
@@ -35,4 +36,5 @@ export {
 } from './catalog.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
+export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';
 export { S3Store, parseS3Uri, OUTCOME_UNKNOWN, type S3StoreOptions, type S3Metrics } from './s3.js';

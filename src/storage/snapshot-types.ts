@@ -113,10 +113,24 @@ export interface SnapshotJson {
   files: DataFileJson[];
   /** ao_column tables: segments and their committed EOFs. */
   ao?: AoJson;
-  /** Identities of input files whose rows this table holds (exactly-once ingest). */
-  ingested?: { name: string; size: number; hash: string }[];
+  /**
+   * Identities of the most recently ingested input files whose rows this table holds
+   * (exactly-once ingest from the daemon's inbox, issue 11), oldest first, bounded to a window
+   * (./ingested.ts). Every later commit carries the list forward unchanged.
+   */
+  ingested?: IngestedFileJson[];
   /** Free-form commit info: who, what command. */
   summary?: Record<string, string | number>;
+}
+
+/** One ingested input file, as recorded by the commit that loaded its rows. */
+export interface IngestedFileJson {
+  /** The file's name (no folder): `events-0001.csv.gz`. */
+  name: string;
+  /** Its size in bytes as found (compressed bytes for .gz/.zst). */
+  size: number;
+  /** Content hash: `sha256:<64 hex digits>`. */
+  hash: string;
 }
 
 export interface TableOptionsJson {

@@ -15,6 +15,7 @@
  *                             btree order (object > array > boolean > number > string > null);
  *                             paxd keeps no min/max for jsonb, so only a sort would differ.
  *   bytea/uuid                memcmp, shorter prefix first
+ *   interval                  the span with 30-day months and 24-hour days (interval_cmp)
  *   numeric(p,s)              the unscaled bigint (every value of a column has the same scale)
  *   numeric (unconstrained)   numeric value of the exact text: NaN > +Infinity > numbers >
  *                             -Infinity; 1.50 = 1.5 (numeric_cmp)
@@ -25,6 +26,7 @@
  */
 import type { Value } from './column.js';
 import { type PgType, isDecimal128 } from './type.js';
+import { compareInterval } from './interval.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
 export function compareValues(type: PgType, a: Value, b: Value): number {
@@ -54,6 +56,8 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
     case 'numeric':
       if (isDecimal128(type)) return (a as bigint) < (b as bigint) ? -1 : (a as bigint) > (b as bigint) ? 1 : 0;
       return compareNumericText(a as string, b as string);
+    case 'interval':
+      return compareInterval(a as Uint8Array, b as Uint8Array);
     default: {
       const never: never = type.id;
       throw new Error(`compareValues: unknown type ${String(never)}`);

@@ -24,6 +24,7 @@ import {
   unsupported,
 } from './errors.js';
 import { type PgType, pgDisplayName } from './type.js';
+import { formatInterval, parseIntervalValue } from './interval.js';
 
 /** Parses PostgreSQL text input for `type` into paxd's scalar representation. */
 export function parseText(type: PgType, text: string): Value {
@@ -60,6 +61,8 @@ export function parseText(type: PgType, text: string): Value {
       return parseUuid(text);
     case 'jsonb':
       return parseJsonb(text);
+    case 'interval':
+      return parseIntervalValue(text);
     default: {
       const never: never = type.id;
       throw new Error(`parseText: unknown type ${String(never)}`);
@@ -98,6 +101,8 @@ export function formatText(type: PgType, v: Value): string {
       return type.precision === undefined ? (v as string) : formatDecimal(v as bigint, type.scale ?? 0);
     case 'uuid':
       return formatUuid(v as Uint8Array);
+    case 'interval':
+      return formatInterval(v as Uint8Array);
     default: {
       const never: never = type.id;
       throw new Error(`formatText: unknown type ${String(never)}`);
@@ -1191,6 +1196,9 @@ const DATE_KEYWORDS = new Set([
 
 /** Zone abbreviations meaning UTC in PostgreSQL's Default set. */
 const UTC_WORDS = new Set(['z', 'zulu', 'utc', 'gmt', 'ut']);
+/** Special date words and common time zone abbreviations PostgreSQL accepts and paxd does not yet. */
+const DATE_WORDS = new Set(['today', 'tomorrow', 'yesterday', 'now', 'allballs']);
+const TZ_ABBREVIATIONS = new Set(['est', 'edt', 'cst', 'cdt', 'mst', 'mdt', 'pst', 'pdt', 'akst', 'akdt', 'hst', 'ast', 'adt', 'nst', 'ndt', 'wet', 'west', 'cet', 'cest', 'met', 'mest', 'eet', 'eest', 'bst', 'ist', 'msk', 'jst', 'kst', 'hkt', 'sgt', 'aest', 'aedt', 'acst', 'acdt', 'awst', 'nzst', 'nzdt']);
 
 type DtErr = 'bad' | 'field' | 'mdfield' | 'tz';
 
@@ -1303,7 +1311,10 @@ function decodeDateTime(s: string, typeName: string): DateTimeFields {
         } else if (text === 'infinity' || text === 'epoch') {
           if (fields.length !== 1) throw new DtFail('bad');
           r.special = text;
-        } else throw unsupported(`date/time keyword or time zone abbreviation "${text}" in ${typeName} input`);
+        } else if (TZ_ABBREVIATIONS.has(text) || DATE_WORDS.has(text) || /^[a-z]$/.test(text))
+          // Words PostgreSQL accepts and paxd does not yet: 0A000, not a wrong 22007.
+          throw unsupported(`date/time keyword or time zone abbreviation "${text}" in ${typeName} input`);
+        else throw new DtFail('bad'); // PostgreSQL: invalid input syntax (22007)
         break;
       }
       case F.DateWord: {

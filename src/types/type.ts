@@ -36,7 +36,9 @@ export type TypeId =
   | 'timestamptz'
   | 'numeric'
   | 'uuid'
-  | 'jsonb';
+  | 'jsonb'
+  /** Computed in SQL expressions only (./interval.ts); no column has it, so TYPE_IDS omits it. */
+  | 'interval';
 
 export const TYPE_IDS: readonly TypeId[] = [
   'int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'text', 'varchar', 'bpchar', 'bytea',
@@ -92,6 +94,7 @@ export function physicalOf(t: PgType): Physical {
     case 'numeric':
       return isDecimal128(t) ? 'fixed16' : 'var';
     case 'uuid':
+    case 'interval': // months int32, days int32, microseconds int64 (./interval.ts)
       return 'fixed16';
     default: {
       const never: never = t.id;
@@ -163,6 +166,8 @@ export function pgDisplayName(t: PgType): string {
       return 'uuid';
     case 'jsonb':
       return 'jsonb';
+    case 'interval':
+      return 'interval';
     default: {
       const never: never = t.id;
       throw new Error(`unknown type ${String(never)}`);

@@ -4,6 +4,7 @@
  */
 import { query, textRows, commandTag } from '../../src/engine/index.js';
 import type { Database } from '../../src/database.js';
+import pgdriver from 'pg';
 import { PgQueryError, type Postgres } from '../support/pg.js';
 
 export const NULL = '<NULL>';
@@ -20,6 +21,36 @@ export async function runPg(pg: Postgres, sql: string): Promise<Outcome> {
     if (e instanceof PgQueryError) return { ok: false, code: e.sqlstate, message: e.message };
     throw e;
   }
+}
+
+/**
+ * One connection to the test cluster (node-postgres over its unix socket), for suites that run
+ * hundreds of queries: a query costs a round trip instead of a psql process. Values come back
+ * as the server's text output (no parsing), NULL as `NULL`, errors with their SQLSTATE, the
+ * same outcome `runPg` reads from psql.
+ */
+export interface PgSession {
+  run(sql: string): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+export async function openPgSession(pg: Postgres): Promise<PgSession> {
+  const client = new pgdriver.Client({ host: pg.socketDir, port: pg.port, user: 'postgres', database: 'postgres', types: { getTypeParser: () => (v: string) => v } });
+  await client.connect();
+  return {
+    async run(sql) {
+      try {
+        const r = await client.query({ text: sql, rowMode: 'array' });
+        const last = Array.isArray(r) ? (r as pgdriver.QueryArrayResult[]).at(-1)! : r;
+        return { ok: true, rows: last.rows.map((row) => (row as (string | null)[]).map((v) => v ?? NULL)) };
+      } catch (e) {
+        const err = e as { code?: unknown; message: string };
+        if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code)) return { ok: false, code: err.code, message: err.message };
+        throw e;
+      }
+    },
+    close: () => client.end(),
+  };
 }
 
 export async function runPaxd(db: Database, sql: string): Promise<Outcome> {
@@ -39,6 +70,34 @@ function sameValue(a: string, b: string): boolean {
   const y = Number(b);
   if (a === '' || b === '' || !Number.isFinite(x) || !Number.isFinite(y) || !/[.e]/i.test(a + b)) return false;
   return Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
+}
+
+/**
+ * Whether the outermost query fixes the row order: an ORDER BY outside every parenthesis
+ * (an ORDER BY inside a subquery in FROM or an aggregate's argument list does not) and
+ * outside string literals and comments.
+ *
+ *   isOrdered('SELECT * FROM (SELECT a FROM t ORDER BY a LIMIT 3) s')  // false
+ *   isOrdered('SELECT a FROM t UNION ALL SELECT b FROM u ORDER BY 1')   // true
+ */
+export function isOrdered(sql: string): boolean {
+  let depth = 0;
+  let top = '';
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      i = end < 0 ? sql.length : end;
+      top += ' ';
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end;
+      top += ' ';
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else top += depth === 0 ? c : ' ';
+  }
+  return /\border\s+by\b/i.test(top);
 }
 
 export function sameRows(ordered: boolean, pgRows: string[][], paxdRows: string[][]): string | null {

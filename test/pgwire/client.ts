@@ -57,6 +57,9 @@ export const fe = {
   sync: () => msg('S'),
   flush: () => msg('H'),
   terminate: () => msg('X'),
+  copyData: (data: string | Buffer) => msg('d', typeof data === 'string' ? Buffer.from(data, 'utf8') : data),
+  copyDone: () => msg('c'),
+  copyFail: (message: string) => msg('f', cstr(message)),
 };
 
 /** A backend message, decoded enough for assertions. */

@@ -29,7 +29,7 @@ test.before(async () => {
     selection: null,
   });
   await sink.commit();
-  srv = await startServer({ db, host: '127.0.0.1', port: 0 });
+  srv = await startServer({ db, host: '127.0.0.1', port: 0, auth: { method: 'trust' } });
   client = new pg.Client({ host: '127.0.0.1', port: srv.port, user: 'paxd', database: 'paxd' });
   await client.connect();
 });
@@ -56,6 +56,35 @@ test('extended protocol: a named prepared statement runs twice', async () => {
   for (let i = 0; i < 2; i++) {
     const r = await client.query({ name: 'cnt', text: 'select count(*) as n, sum(id) as total from t', values: [] });
     assert.equal(r.rows, [{ n: '4', total: '10' }]);
+  }
+});
+
+test('extended protocol: $n parameters of inferred types, a named statement re-bound, INSERT with parameters', async () => {
+  const r = await client.query('select id, s from t where id = $1 or s = $2 order by id', [3, 'a']);
+  assert.equal(r.rows, [
+    { id: 1, s: 'a' },
+    { id: 3, s: 'é' },
+  ]);
+  for (const [id, n] of [[1, 3], [3, 1]] as const) {
+    const q = await client.query({ name: 'ge', text: 'select count(*)::int4 as n from t where id > $1', values: [id] });
+    assert.equal(q.rows, [{ n }]);
+  }
+  const big = await client.query('select id from t where big = $1', ['9007199254740993']);
+  assert.equal(big.rows, [{ id: 4 }]);
+  await client.query('create table p (k int4 not null, v text)');
+  const ins = await client.query('insert into p values ($1, $2), ($3, $4)', [1, 'x', 2, null]);
+  assert.is(ins.command, 'INSERT');
+  assert.is(ins.rowCount, 2);
+  assert.equal((await client.query('select k, v from p order by k')).rows, [
+    { k: 1, v: 'x' },
+    { k: 2, v: null },
+  ]);
+  try {
+    await client.query('select id from t where id = $1', ['x1']);
+    assert.unreachable('a bad parameter');
+  } catch (e) {
+    assert.is((e as { code: string }).code, '22P02');
+    assert.is((e as Error).message, 'invalid input syntax for type integer: "x1"');
   }
 });
 

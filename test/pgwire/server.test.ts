@@ -29,7 +29,7 @@ test.before(async () => {
     selection: null,
   });
   await sink.commit();
-  srv = await startServer({ db, host: '127.0.0.1', port: 0, maxMessageSize: 64 * 1024 });
+  srv = await startServer({ db, host: '127.0.0.1', port: 0, maxMessageSize: 64 * 1024, auth: { method: 'trust' } });
 });
 
 test.after(async () => {
@@ -90,6 +90,19 @@ test('psql: SET, SHOW and a transaction block', async () => {
   const r = await psql('-c', "SET datestyle TO 'ISO'", '-c', 'SET extra_float_digits = 3', '-c', 'show DateStyle', '-c', 'BEGIN', '-c', 'select max(id) from t', '-c', 'COMMIT', '-c', 'show server_version');
   assert.is(r.stderr, '');
   assert.is(r.stdout, 'SET\nSET\nISO, MDY\nBEGIN\n3\nCOMMIT\n15.0 (paxd)\n');
+});
+
+test('psql: PGOPTIONS settings (-c name=value, --name=value) apply from the startup packet', async () => {
+  const r = await new Promise<PsqlResult>((resolve) =>
+    execFile(
+      'psql',
+      ['-X', '-At', '-h', '127.0.0.1', '-p', String(srv.port), '-U', 'paxd', '-d', 'paxd', '-c', 'show statement_timeout', '-c', 'show work_mem'],
+      { timeout: 10_000, env: { ...process.env, PGOPTIONS: '-c statement_timeout=5s --work-mem=64MB', PGSSLMODE: 'disable' } },
+      (err, stdout, stderr) => resolve({ code: err === null ? 0 : 1, stdout, stderr }),
+    ),
+  );
+  assert.is(r.stderr, '');
+  assert.is(r.stdout, '5s\n64MB\n');
 });
 
 // ---- startup ----
@@ -286,12 +299,24 @@ test('extended: an error skips to Sync, then the session goes on', async () => {
   assert.equal(rowsOf(rs), [['2']]);
 });
 
-test('extended: $n parameters are refused with 0A000 until the engine has them', async () => {
+test('extended: $n parameters typed by Parse, ParameterDescription without running', async () => {
   const { c } = await session();
-  c.send(fe.parse('', 'select $1::int4 from t', [23]), fe.bind('', '', ['1']), fe.execute(''), fe.sync());
+  c.send(fe.parse('s', 'select id, $2::text as x from t where id = $1', [23]), fe.describe('S', 's'), fe.bind('', 's', ['2', 'hi']), fe.execute(''), fe.sync());
   const rs = await c.untilReady();
   c.end();
-  assert.is(errorOf(rs).C, '0A000');
+  assert.is(codes(rs), '1tT2DCZ');
+  const pd = rs.find((r) => r.code === 't')!.body;
+  assert.equal([pd.readInt16BE(0), pd.readInt32BE(2), pd.readInt32BE(6)], [2, 23, 25]);
+  assert.equal(rowsOf(rs), [['2', 'hi']]);
+});
+
+test('extended: a Bind with the wrong number of parameters is an ERROR (08P01), the session goes on', async () => {
+  const { c } = await session();
+  c.send(fe.parse('', 'select id from t where id = $1', [23]), fe.bind('', '', []), fe.execute(''), fe.sync(), fe.query('select count(*) from t'));
+  const rs = await c.untilReady(2);
+  c.end();
+  assert.is(codes(rs), '1EZTDCZ');
+  assert.is(errorOf(rs).M, 'bind message supplies 0 parameters, but prepared statement "" requires 1');
 });
 
 // ---- hostile and broken clients ----
@@ -341,7 +366,7 @@ test('Terminate closes the connection', async () => {
 });
 
 test('limits: one connection too many is FATAL 53300 after its startup; a silent client is disconnected', async () => {
-  const small = await startServer({ db, port: 0, maxConnections: 1, startupTimeoutMs: 200 });
+  const small = await startServer({ db, port: 0, maxConnections: 1, startupTimeoutMs: 200, auth: { method: 'trust' } });
   try {
     const first = await RawClient.connect(small.port);
     first.send(fe.startup({ user: 'u' }));
@@ -367,7 +392,7 @@ test('limits: one connection too many is FATAL 53300 after its startup; a silent
 
 test('trust on a non-loopback address is refused at start', async () => {
   try {
-    await startServer({ db, host: '0.0.0.0', port: 0 });
+    await startServer({ db, host: '0.0.0.0', port: 0, auth: { method: 'trust' } });
     assert.unreachable('should refuse');
   } catch (e) {
     assert.is((e as { kind?: string }).kind, 'usage');

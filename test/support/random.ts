@@ -16,6 +16,7 @@
 import { ColumnBuilder } from '../../src/types/builder.js';
 import type { Column, Value } from '../../src/types/column.js';
 import { type Field, type PgType, type TypeId, TYPE_IDS } from '../../src/types/type.js';
+import { intervalNotStorable } from '../../src/types/interval.js';
 
 /** mulberry32: tiny, fast, good enough for test data; fully determined by the 32-bit seed. */
 export class Rng {
@@ -293,6 +294,8 @@ export function randomValue(type: PgType, rng: Rng): Value {
       return rng.chance(0.1) ? rng.pick([new Uint8Array(16), new Uint8Array(16).fill(255)]) : rng.bytes(16);
     case 'jsonb':
       return randomJsonb(rng, 0);
+    case 'interval':
+      return intervalNotStorable('randomValue');
     default: {
       const never: never = type.id;
       throw new Error(`randomValue: unknown type ${String(never)}`);

@@ -9,7 +9,9 @@
  * `CASE WHEN g = 0 THEN 0 ELSE 100 / g END` never divides by zero.
  */
 import type { Value } from '../../types/index.js';
-import type { Expr } from '../expr.js';
+import type { DateTimeFn, Expr, MathFn, ScalarFn } from '../expr.js';
+import { dateTimeFn } from './datetime.js';
+import { mathFn } from './numeric.js';
 import { type RowBatch, take } from './batch.js';
 import { arith, castValue, compare, compareOp, negateValue, toText } from './kernels.js';
 import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, trim } from './strings.js';
@@ -141,6 +143,19 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
   const n = b.rows;
   const args = e.args.map((a) => evaluate(a, b));
   const out = new Array<Value>(n);
+  if (e.fn === 'greatest' || e.fn === 'least') {
+    // NULLs are skipped; the result is NULL only when every argument is (PostgreSQL 15 docs 9.18.4).
+    const sign = e.fn === 'greatest' ? 1 : -1;
+    for (let i = 0; i < n; i++) {
+      let best: Value = null;
+      for (const a of args) {
+        const v = a[i]!;
+        if (v !== null && (best === null || sign * compare(e.type, v, best) > 0)) best = v;
+      }
+      out[i] = best;
+    }
+    return out;
+  }
   if (e.fn === 'concat') {
     for (let i = 0; i < n; i++) {
       let s = '';
@@ -149,6 +164,24 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
         if (v !== null) s += toText(e.args[j]!.type, v);
       }
       out[i] = s;
+    }
+    return out;
+  }
+  const fn = e.fn;
+  if (isDateTimeFn(fn) || isMathFn(fn)) {
+    // One argument row reused across the batch: no allocation per row.
+    const kernel = isDateTimeFn(fn) ? (r: Value[]) => dateTimeFn(fn, e.args, e.type, r) : (r: Value[]) => mathFn(fn as MathFn, e.args, e.type, r);
+    const row = new Array<Value>(args.length);
+    outer: for (let i = 0; i < n; i++) {
+      for (let j = 0; j < args.length; j++) {
+        const v = args[j]![i]!;
+        if (v === null) {
+          out[i] = null;
+          continue outer;
+        }
+        row[j] = v;
+      }
+      out[i] = kernel(row);
     }
     return out;
   }
@@ -162,7 +195,9 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
 
 function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number): Value {
   const s = args[0]![i] as string;
-  switch (e.fn) {
+  const fn = e.fn;
+  if (isDateTimeFn(fn) || isMathFn(fn)) throw new Error(`${fn}: evalFunc runs the date/time and math kernels`);
+  switch (fn) {
     case 'length':
       return charLength(e.args[0]!.type.id === 'bpchar' ? s.replace(/ +$/, '') : s);
     case 'lower':
@@ -176,14 +211,31 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
     case 'btrim':
     case 'ltrim':
     case 'rtrim':
-      return trim(s, args.length > 1 ? (args[1]![i] as string) : ' ', e.fn !== 'rtrim', e.fn !== 'ltrim');
+      return trim(s, args.length > 1 ? (args[1]![i] as string) : ' ', fn !== 'rtrim', fn !== 'ltrim');
     case 'textcat':
       return s + (args[1]![i] as string);
+    case 'octet_length': {
+      const v = args[0]![i]!;
+      return v instanceof Uint8Array ? v.byteLength : Buffer.byteLength(v as string, 'utf8');
+    }
     case 'concat':
       throw new Error('concat is not strict: evalFunc handles it');
     default: {
-      const never: never = e.fn;
+      const never: never = fn;
       throw new Error(`unknown function ${String(never)}`);
     }
   }
+}
+
+const DATETIME_FNS: ReadonlySet<string> = new Set<DateTimeFn>([
+  'date_pli', 'date_mii', 'date_mi', 'ts_pl_interval', 'ts_mi_interval', 'ts_mi', 'interval_pl', 'interval_mi', 'interval_um', 'interval_mul', 'interval_div', 'date_trunc', 'extract', 'date_part',
+]);
+const MATH_FNS: ReadonlySet<string> = new Set<MathFn>(['abs', 'round', 'trunc', 'ceil', 'floor', 'sign', 'mod', 'power', 'sqrt', 'greatest', 'least', 'numeric_typmod']);
+
+function isDateTimeFn(fn: ScalarFn): fn is DateTimeFn {
+  return DATETIME_FNS.has(fn);
+}
+
+function isMathFn(fn: ScalarFn): fn is MathFn {
+  return MATH_FNS.has(fn);
 }

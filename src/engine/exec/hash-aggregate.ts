@@ -19,6 +19,8 @@ import type { Expr } from '../expr.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { compare } from './kernels.js';
+import { workMemExceeded } from '../errors.js';
+import { currentWorkMem } from '../context.js';
 
 interface Group {
   keys: Value[];
@@ -31,10 +33,16 @@ type AggState = { n: number; v: unknown; seen?: Set<string> };
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
 
+  /** Estimated bytes per group (keys, states, the Map entry), checked against `workMem`. */
+  private readonly groupBytes: number;
+
   constructor(
     private readonly keys: readonly Expr[],
     private readonly aggs: readonly AggCall[],
-  ) {}
+    private readonly workMem: number = currentWorkMem(),
+  ) {
+    this.groupBytes = 160 + 48 * keys.length + 64 * aggs.length;
+  }
 
   add(b: RowBatch): void {
     const keyCols = this.keys.map((k) => evaluate(k, b));
@@ -79,6 +87,7 @@ export class HashAggregate {
     if (g === undefined) {
       g = { keys, states: this.aggs.map(() => ({ n: 0, v: undefined })) };
       this.groups.set(h, g);
+      if ((this.groups.size & 1023) === 0 && this.groups.size * this.groupBytes > this.workMem) throw workMemExceeded('hash aggregate', this.workMem);
     }
     return g;
   }

@@ -13,6 +13,8 @@ import type { ArithOp, CmpOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';
 import { holds } from '../../scan/prune.js';
+import { numericDiv, numericMod } from './numeric.js';
+import { dateToTimestamp, timestampToDate } from './datetime.js';
 
 const INT_LIMITS = {
   int2: [-32768, 32767, 'smallint'],
@@ -123,8 +125,9 @@ function numericArith(op: ArithOp, a: string, b: string): string {
       // numeric_mul: the result's display scale is the sum of the inputs' (numeric.c mul_var)
       return formatDecimal({ kind: 'finite', coef: x.coef * y.coef, scale: x.scale + y.scale });
     case '/':
+      return numericDiv(a, b);
     case '%':
-      throw notSupported(`numeric operator ${op}`);
+      return numericMod(a, b);
   }
 }
 
@@ -168,23 +171,26 @@ export function toText(type: PgType, v: Value): string {
 /**
  * Casts a non-NULL value between engine types (PostgreSQL's cast functions): integer widening
  * and narrowing with range checks, integer/numeric to float, float and numeric to integer
- * rounding as PostgreSQL does, anything to and from text through the types' text I/O, date to
- * timestamp and back. Other casts are 0A000.
+ * rounding as PostgreSQL does, anything to and from text through the types' text I/O, date,
+ * timestamp and timestamptz among each other (in UTC). Other casts are 0A000.
  */
 export function castValue(from: PgType, to: PgType, v: Value): Value {
   if (from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar') return v;
   const cf = categoryOf(from);
   const ct = categoryOf(to);
+  // bpchar to text or varchar drops the padding (rtrim1, the cast function of bpchar → text).
+  if (from.id === 'bpchar' && (to.id === 'text' || to.id === 'varchar')) return parseText(to, (v as string).replace(/ +$/, ''));
   if (cf === 'string') return parseText(to, v as string);
   // bool's cast to text is booltext (`true`), not its output function (`t`).
   if (ct === 'string') return parseText(to, from.id === 'bool' ? String(v) : toText(from, v));
   if (cf === 'numeric' && ct === 'numeric') return castNumber(from, to, v);
-  if (from.id === 'date' && to.id === 'timestamp') return BigInt(v as number) * US_PER_DAY;
-  if (from.id === 'timestamp' && to.id === 'date') {
-    const us = v as bigint;
-    const days = us / US_PER_DAY - (us % US_PER_DAY < 0n ? 1n : 0n);
-    return Number(days);
-  }
+  // bool_int4 and int4_bool, the only casts between booleans and numbers.
+  if (from.id === 'bool' && to.id === 'int4') return v ? 1 : 0;
+  if (from.id === 'int4' && to.id === 'bool') return v !== 0;
+  // timestamptz in the session time zone, UTC (./datetime.ts): the same microseconds.
+  if (from.id === 'date' && (to.id === 'timestamp' || to.id === 'timestamptz')) return dateToTimestamp(v as number);
+  if ((from.id === 'timestamp' && to.id === 'timestamptz') || (from.id === 'timestamptz' && to.id === 'timestamp')) return v;
+  if ((from.id === 'timestamp' || from.id === 'timestamptz') && to.id === 'date') return timestampToDate(v as bigint);
   throw notSupported(`cast from ${from.id} to ${to.id}`);
 }
 
@@ -208,11 +214,23 @@ function castNumber(from: PgType, to: PgType, v: Value): Value {
     case 'float8':
       return from.id === 'numeric' ? Number(v as string) : Number(v);
     case 'numeric':
-      if (isFloatId(from.id)) throw notSupported(`cast from ${from.id} to numeric`);
+      if (isFloatId(from.id)) return floatToNumeric(v as number, from.id === 'float4' ? 6 : 15);
       return String(v);
     default:
       throw notSupported(`cast from ${from.id} to ${to.id}`);
   }
+}
+
+/**
+ * float4/float8 to numeric (float8_numeric): the value printed with FLT_DIG (6) or DBL_DIG (15)
+ * significant digits, as sprintf's %g does, read back as numeric: 0.1::float8 is 0.1.
+ */
+function floatToNumeric(x: number, digits: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  const [mantissa, exp] = x.toPrecision(digits).split('e');
+  const m = mantissa!.includes('.') ? mantissa!.replace(/0+$/, '').replace(/\.$/, '') : mantissa!;
+  return formatDecimal(parseDecimal(exp === undefined ? m : `${m}e${exp}`));
 }
 
 function isFloatId(id: string): boolean {

@@ -7,7 +7,10 @@ import type { PgType, Value } from '../../types/index.js';
 import { formatDecimal } from '../../types/index.js';
 import type { Plan } from '../plan.js';
 import type { ScanStats } from '../../scan/index.js';
-import type { BoundSelect } from '../bind.js';
+import type { BoundQuery, BoundSelect } from '../bind.js';
+import { planQuery } from '../plan.js';
+import { castValue } from './kernels.js';
+import { execRel, type NodeTrace, type RelContext } from './rel.js';
 import type { Expr } from '../expr.js';
 import type { QueryResult } from '../result.js';
 import type { RowBatch } from './batch.js';
@@ -17,6 +20,8 @@ import { HashAggregate, keyText } from './hash-aggregate.js';
 import { sortRows, type SortKey } from './sort.js';
 import { limitRows } from './limit.js';
 import { materialize } from './scan.js';
+import { compile, runCompiled } from '../compile/pipeline.js';
+import { runParallel } from '../compile/parallel.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -36,24 +41,40 @@ export interface RunTrace {
   sortedRows: number;
   outRows: number;
   finishAt: number;
+  /** Relational plans: rows and times per RelNode (./rel.ts). */
+  nodes: Map<object, NodeTrace>;
+  /** UNION plans: the traces of both sides. */
+  sides?: [RunTrace, RunTrace];
+  /** Relational plans: the traces of subqueries in FROM, by RelNode. */
+  subs?: Map<object, RunTrace>;
 }
 
 export function newTrace(): RunTrace {
-  return { start: performance.now(), stats: null, scanRows: 0, scanFirst: 0, scanLast: 0, aggRows: 0, aggAt: 0, sortedRows: 0, outRows: 0, finishAt: 0 };
+  return { start: performance.now(), stats: null, scanRows: 0, scanFirst: 0, scanLast: 0, aggRows: 0, aggAt: 0, sortedRows: 0, outRows: 0, finishAt: 0, nodes: new Map() };
+}
+
+/** Plans and runs any bound query (subqueries in FROM, UNION sides). */
+export function runQuery(q: BoundQuery, trace?: RunTrace): Promise<QueryResult> {
+  return run(planQuery(q), trace);
 }
 
 export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
   const t = trace ?? null;
   const now = () => (t === null ? 0 : performance.now() - t.start);
-  const q = p.query;
   switch (p.kind) {
+    case 'relational':
+      return runRelational(p, t);
+    case 'union':
+      return runUnion(p, t);
     case 'stats-aggregate': {
+      const q = p.query;
       const r = await q.table.aggregate(p.specs, p.where);
       const cols = r.values.map((v, j) => [engineValue(v, q.grouping!.aggs[j]!.type.id, r.types[j]!)]);
       if (t !== null) Object.assign(t, { stats: r.stats, scanRows: 1, scanFirst: now(), scanLast: now(), aggRows: 1, aggAt: now() });
       return finish(q, [{ rows: 1, cols }], true, t);
     }
     case 'top-n': {
+      const q = p.query;
       const r = await q.table.topN({
         orderBy: p.orderBy,
         limit: q.limit!,
@@ -66,6 +87,9 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return finish(q, [b], false, t);
     }
     case 'pipeline': {
+      const q = p.query;
+      const fused = await runFused(p, t, now);
+      if (fused !== null) return fused;
       const names = q.columns.length > 0 ? q.columns.map((f) => f.name) : [q.table.fields[0]!.name];
       const fields = q.columns.length > 0 ? q.columns : [q.table.fields[0]!];
       const scan = q.table.scan({ columns: names, ...(p.where !== undefined ? { where: p.where } : {}) });
@@ -103,8 +127,93 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
   }
 }
 
+/**
+ * The pipeline compiled to one generated loop per batch (../compile/pipeline.ts), or null
+ * when generation does not cover the plan or a value left the exact range: then the
+ * interpreter below runs it.
+ */
+async function runFused(p: Extract<Plan, { kind: 'pipeline' }>, t: RunTrace | null, now: () => number): Promise<QueryResult | null> {
+  const c = compile(p);
+  if (c === null) return null;
+  const q = p.query;
+  const onBatch = (rows: number): void => {
+    if (t === null) return;
+    if (t.scanRows === 0) t.scanFirst = now();
+    t.scanRows += rows;
+  };
+  const r = (await runParallel(p, c, onBatch)) ?? (await runCompiled(p, c, onBatch));
+  if (r === null) {
+    if (t !== null) t.scanRows = 0;
+    return null;
+  }
+  if (t !== null) Object.assign(t, { stats: r.stats, scanLast: now() });
+  if (q.grouping === null) return finish(q, r.batches, true, t);
+  let g = r.batches[0]!;
+  if (q.having !== null) g = filter(g, q.having);
+  if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
+  return finish(q, [g], true, t);
+}
+
+/**
+ * A relational plan: the join tree's wide batches (./rel.ts) feed the same aggregate, HAVING,
+ * projection, sort and limit as a single-table pipeline.
+ */
+async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrace | null): Promise<QueryResult> {
+  const q = p.query;
+  const now = () => (t === null ? 0 : performance.now() - t.start);
+  const agg = q.grouping === null ? null : new HashAggregate(q.grouping.keys, q.grouping.aggs);
+  const batches: RowBatch[] = [];
+  const runSub = (sub: BoundQuery, node: object): Promise<QueryResult> => {
+    if (t === null) return runQuery(sub);
+    const st = { ...newTrace(), start: t.start };
+    (t.subs ??= new Map()).set(node, st);
+    return runQuery(sub, st);
+  };
+  const ctx: RelContext = { width: q.columns.length, runQuery: runSub, trace: t === null ? null : { start: t.start, nodes: t.nodes } };
+  for await (const b of execRel(p.root, ctx)) {
+    if (agg !== null) agg.add(b);
+    else batches.push(b);
+  }
+  if (agg !== null) {
+    let g = agg.finish();
+    if (q.having !== null) g = filter(g, q.having);
+    if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
+    return finish(q, [g], true, t);
+  }
+  return finish(q, batches, true, t);
+}
+
+/**
+ * UNION [ALL]: each side's rows, cast to the union's column types (an unknown literal side is
+ * text, cast by its input function as PostgreSQL resolves it), deduplicated for UNION, then
+ * ORDER BY (output columns) and LIMIT/OFFSET.
+ */
+async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null): Promise<QueryResult> {
+  const q = p.query;
+  const sides: [RunTrace, RunTrace] | undefined = t === null ? undefined : [{ ...newTrace(), start: t.start }, { ...newTrace(), start: t.start }];
+  if (t !== null && sides !== undefined) t.sides = sides;
+  const results = [await run(p.left, sides?.[0]), await run(p.right, sides?.[1])];
+  let rows: Value[][] = [];
+  for (const r of results) {
+    const casts = q.fields.map((f, i) => {
+      const from = r.fields[i]!.type;
+      return from.id === f.type.id && from.id !== 'bpchar' ? null : ([from, f.type] as const);
+    });
+    for (const row of r.rows) rows.push(row.map((v, i) => (v === null || casts[i] === null ? v : castValue(casts[i]![0], casts[i]![1], v))));
+  }
+  if (!q.all) rows = distinctRows(rows, q.fields.map((f) => f.type.id === 'numeric'));
+  if (q.orderBy.length > 0) sortRows(rows, q.orderBy.map((o) => ({ index: o.index, type: q.fields[o.index]!.type, desc: o.desc, nullsFirst: o.nullsFirst })));
+  if (t !== null) t.sortedRows = rows.length;
+  rows = limitRows(rows, q.limit, q.offset);
+  if (t !== null) Object.assign(t, { outRows: rows.length, finishAt: performance.now() - t.start });
+  return { command: 'SELECT', fields: q.fields.map((f) => ({ name: f.name, type: f.type })), rows };
+}
+
+/** What `finish` reads of a query: its outputs, order and limits. */
+type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct'>;
+
 /** Projection, then (when `order`) sort and LIMIT/OFFSET. */
-function finish(q: BoundSelect, batches: RowBatch[], order: boolean, t: RunTrace | null): QueryResult {
+function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace | null): QueryResult {
   const hidden: Expr[] = order ? q.orderBy.map((o) => o.expr) : [];
   const exprs = [...q.targets.map((t) => t.expr), ...hidden];
   let rows: Value[][] = [];
@@ -114,11 +223,11 @@ function finish(q: BoundSelect, batches: RowBatch[], order: boolean, t: RunTrace
   }
   if (q.distinct) rows = distinctRows(rows, q.targets.map((t) => t.expr.type.id === 'numeric'));
   if (order) {
+    if (t !== null) t.sortedRows = rows.length;
     if (hidden.length > 0) {
       const keys: SortKey[] = q.orderBy.map((o, k) => ({ index: q.targets.length + k, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst }));
-      sortRows(rows, keys);
+      sortRows(rows, keys, q.limit === null ? undefined : q.limit + q.offset);
     }
-    if (t !== null) t.sortedRows = rows.length;
     rows = limitRows(rows, q.limit, q.offset);
     if (hidden.length > 0) rows = rows.map((r) => r.slice(0, q.targets.length));
   } else if (t !== null) t.sortedRows = rows.length;

@@ -9,7 +9,8 @@
  *
  * An untyped literal goes through the column type's input function; a typed value takes an
  * assignment cast: numeric types among themselves (rounding as the cast functions do), any
- * type to a string type (its output text, length-checked), date and timestamp to each other.
+ * type to a string type (its output text, length-checked), date, timestamp and timestamptz to
+ * each other.
  * Everything else is 42804 with PostgreSQL's message.
  */
 import { type Field, type PgType, type Value, isDecimal128, parseText, pgDisplayName } from '../../types/index.js';
@@ -27,8 +28,8 @@ export function checkAssignable(from: PgType, to: Field, location?: number): voi
     from.id === to.type.id ||
     (cf === 'numeric' && ct === 'numeric') ||
     ct === 'string' ||
-    (from.id === 'date' && (to.type.id === 'timestamp' || to.type.id === 'timestamptz')) ||
-    (from.id === 'timestamp' && to.type.id === 'date');
+    // date, timestamp and timestamptz all assign to each other (pg_cast 'i' and 'a' entries).
+    (cf === 'datetime' && ct === 'datetime');
   if (!ok)
     throw datatypeMismatch(`column "${to.name}" is of type ${pgDisplayName(to.type)} but expression is of type ${pgDisplayName(from)}`, location);
 }

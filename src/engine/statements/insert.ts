@@ -10,11 +10,11 @@
 import type { Database, Table } from '../../database.js';
 import { type Field, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
-import { bindSelect, bindValue, isUnknownLiteral, openTable } from '../bind.js';
+import { bindQuery, bindValue, isUnknownLiteral, openTable, queryUnknown } from '../bind.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
 import { evaluate } from '../exec/eval.js';
 import { run } from '../exec/run.js';
-import { plan } from '../plan.js';
+import { planQuery } from '../plan.js';
 import type { QueryResult } from '../result.js';
 import { assignExpr, assignValue, checkAssignable } from './assign.js';
 
@@ -35,10 +35,10 @@ export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
     targets = named.length > 0 ? targetFields(table, named) : table.fields.slice(0, Math.min(table.fields.length, (fieldsOf(lists[0]!).items as AstNode[]).length));
     rows = valuesRows(lists, targets, named.length === 0 ? table.fields.length : targets.length);
   } else {
-    const q = await bindSelect(db, s.selectStmt as AstNode);
+    const q = await bindQuery(db, s.selectStmt as AstNode);
     // A string literal the query outputs is still unknown: it takes its column's type.
-    const unknown = q.targets.map((x) => isUnknownLiteral(x.expr));
-    const r = await run(plan(q));
+    const unknown = queryUnknown(q);
+    const r = await run(planQuery(q));
     targets = named.length > 0 ? targetFields(table, named) : table.fields.slice(0, Math.min(table.fields.length, r.fields.length));
     rows = selectRows(r, unknown, targets, named.length === 0 ? table.fields.length : targets.length);
   }

@@ -1,0 +1,331 @@
+/**
+ * `paxd serve`'s configuration (issue 11): defaults, overridden by a config file (JSON, or a
+ * flat TOML subset), overridden by environment variables `PAXD_<KEY>`, overridden by flags.
+ * Every value is validated at start; an error names the key and where the value came from:
+ *
+ *   config file /etc/paxd.json: on_error: expected one of abort, skip, got "ignore"
+ *   environment PAXD_WORK_MEM: work_mem: expected a size like 64MB, got "lots"
+ *
+ * `users` maps a user name to a SCRAM-SHA-256 verifier in PostgreSQL's format
+ * (`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, base64); the wire server's
+ * authentication and the HTTP API's Basic authentication (./auth.ts) check passwords against it.
+ * It is a secret: `--print-config` masks it.
+ */
+import { readFileSync } from 'node:fs';
+import { PaxdError } from '../types/errors.js';
+import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+export interface DaemonConfig {
+  /** Store root: a folder or s3://bucket/prefix. */
+  store: string;
+  /** Wire protocol address `host:port`, or "off". */
+  listen: string;
+  /** HTTP address `host:port`, or "off". */
+  http: string;
+  /** Inbox folder watched for `<inbox>/<table>/<file>`, or null for none. */
+  inbox: string | null;
+  /** Create a missing table from its first inbox file (schema inferred). */
+  inbox_create: boolean;
+  /** A file is taken once its size and mtime have not changed for this long (ms). */
+  inbox_stable_ms: number;
+  /** Most files of one table loaded in one commit. */
+  inbox_batch_files: number;
+  /** Most input bytes loaded in one commit (a larger file is loaded alone). */
+  inbox_batch_bytes: number;
+  /** Ready files held in memory; past it, arrivals are picked up by a rescan later (backpressure). */
+  inbox_queue: number;
+  /** CSV files in the inbox (and CSV bodies over HTTP) have a header line naming the columns. */
+  csv_header: boolean;
+  /** Bad rows fail the file (abort) or go to its rejects (skip). */
+  on_error: 'abort' | 'skip';
+  /** Compact a table when it has at least this many small files (0: never for this reason). */
+  compact_small_files: number;
+  /** Compact a table when this fraction of its rows is deleted (0..1; 0: never for this reason). */
+  compact_deleted_fraction: number;
+  /** How often tables are checked for compaction (ms; 0: never). */
+  compact_interval_ms: number;
+  /** Vacuum removes unreferenced files older than this (ms). */
+  vacuum_grace_ms: number;
+  /** How often tables are vacuumed (ms; 0: never). */
+  vacuum_interval_ms: number;
+  /** Memory budget of one statement or load (bytes). */
+  work_mem: number;
+  /** Wire clients served at once. */
+  max_connections: number;
+  /** Largest HTTP request body (bytes). */
+  max_body_bytes: number;
+  log_level: LogLevel;
+  /** User name → SCRAM-SHA-256 verifier. Empty: no authentication (loopback only). */
+  users: Record<string, string>;
+}
+
+type Kind = 'string' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users';
+
+/** The keys, their kinds and defaults: the closed set a config file may hold. */
+const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonConfig[K]; flag?: string } } = {
+  store: { kind: 'string', default: './paxd-data', flag: '--data' },
+  listen: { kind: 'address', default: '127.0.0.1:7432', flag: '--listen' },
+  http: { kind: 'address', default: '127.0.0.1:7480', flag: '--http' },
+  inbox: { kind: 'path?', default: null, flag: '--inbox' },
+  inbox_create: { kind: 'bool', default: false, flag: '--inbox-create' },
+  inbox_stable_ms: { kind: 'duration', default: 1000 },
+  inbox_batch_files: { kind: 'count', default: 64 },
+  inbox_batch_bytes: { kind: 'bytes', default: 64 * 1024 * 1024 },
+  inbox_queue: { kind: 'count', default: 1000 },
+  csv_header: { kind: 'bool', default: true },
+  on_error: { kind: 'on_error', default: 'abort', flag: '--on-error' },
+  compact_small_files: { kind: 'count', default: 16 },
+  compact_deleted_fraction: { kind: 'fraction', default: 0.2 },
+  compact_interval_ms: { kind: 'duration', default: 60_000 },
+  vacuum_grace_ms: { kind: 'duration', default: 3_600_000, flag: '--vacuum-grace' },
+  vacuum_interval_ms: { kind: 'duration', default: 600_000 },
+  work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem' },
+  max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
+  max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024 },
+  log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
+  users: { kind: 'users', default: {} },
+};
+
+export const CONFIG_KEYS = Object.keys(KEYS) as (keyof DaemonConfig)[];
+
+/** Values as given (strings from the environment and flags, anything from a file). */
+export type RawConfig = Partial<Record<keyof DaemonConfig, unknown>>;
+
+export interface ConfigSources {
+  /** Path of a config file (.json or .toml). */
+  file?: string;
+  /** The environment (PAXD_* is read). */
+  env?: NodeJS.ProcessEnv;
+  /** Values from flags (only the flags given). */
+  flags?: RawConfig;
+}
+
+export function defaultConfig(): DaemonConfig {
+  const out = {} as Record<string, unknown>;
+  for (const k of CONFIG_KEYS) {
+    const d = KEYS[k].default;
+    out[k] = typeof d === 'object' && d !== null ? { ...d } : d;
+  }
+  return out as unknown as DaemonConfig;
+}
+
+/**
+ * The effective configuration: defaults < file < environment < flags, each value validated.
+ *
+ *   loadConfig({ env: { PAXD_ON_ERROR: 'skip' }, flags: { inbox: './in' } }).on_error  // 'skip'
+ */
+export function loadConfig(sources: ConfigSources = {}): DaemonConfig {
+  const cfg = defaultConfig() as unknown as Record<string, unknown>;
+  const env = sources.env ?? process.env;
+  const file = sources.file ?? env.PAXD_CONFIG;
+  if (file !== undefined && file !== '') {
+    for (const [k, v] of Object.entries(readConfigFile(file))) {
+      if (!(k in KEYS)) throw configError(`config file ${file}`, k, `unknown key (known: ${CONFIG_KEYS.join(', ')})`);
+      cfg[k] = validate(k as keyof DaemonConfig, v, `config file ${file}`);
+    }
+  }
+  for (const k of CONFIG_KEYS) {
+    const name = `PAXD_${k.toUpperCase()}`;
+    let v = env[name];
+    if (k === 'store' && v === undefined) v = env.PAXD_DATA; // the CLI's name for it
+    if (v !== undefined && v !== '') cfg[k] = validate(k, v, `environment ${k === 'store' && env[name] === undefined ? 'PAXD_DATA' : name}`);
+  }
+  for (const [k, v] of Object.entries(sources.flags ?? {})) {
+    if (v === undefined) continue;
+    if (!(k in KEYS)) throw configError('flags', k, 'unknown key');
+    cfg[k] = validate(k as keyof DaemonConfig, v, `flag ${KEYS[k as keyof DaemonConfig].flag ?? k}`);
+  }
+  // Exactly-once needs every file of a batch still in the snapshot's ingested window after
+  // the batch commits (src/storage/ingested.ts).
+  if ((cfg.inbox_batch_files as number) > MAX_BATCH_FILES)
+    throw configError('configuration', 'inbox_batch_files', `expected at most ${MAX_BATCH_FILES} (half the ingested-files window), got ${String(cfg.inbox_batch_files)}`);
+  return cfg as unknown as DaemonConfig;
+}
+
+const MAX_BATCH_FILES = DEFAULT_INGESTED_WINDOW / 2;
+
+/** The configuration as `--print-config` shows it: JSON, secrets masked. */
+export function printableConfig(c: DaemonConfig): string {
+  const masked = Object.fromEntries(Object.entries(c.users).map(([u, v]) => [u, maskVerifier(v)]));
+  return JSON.stringify({ ...c, users: masked }, null, 2) + '\n';
+}
+
+function maskVerifier(v: string): string {
+  const i = v.indexOf('$');
+  return `${i > 0 ? v.slice(0, i) : 'SCRAM-SHA-256'}$********`;
+}
+
+function configError(where: string, key: string, what: string): PaxdError {
+  return new PaxdError('usage', '22023', `${where}: ${key}: ${what}`);
+}
+
+function got(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+const VERIFIER = /^SCRAM-SHA-256\$[1-9][0-9]*:[A-Za-z0-9+/]+=*\$[A-Za-z0-9+/]+=*:[A-Za-z0-9+/]+=*$/;
+
+function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: string): DaemonConfig[K] {
+  const kind = KEYS[key].kind;
+  const bad = (expected: string) => configError(where, key, `expected ${expected}, got ${got(v)}`);
+  switch (kind) {
+    case 'string':
+      if (typeof v !== 'string' || v === '') throw bad('a non-empty string');
+      return v as DaemonConfig[K];
+    case 'path?':
+      if (v === null || v === false || v === 'off') return null as DaemonConfig[K];
+      if (typeof v !== 'string' || v === '') throw bad('a folder path');
+      return v as DaemonConfig[K];
+    case 'address':
+      if (typeof v !== 'string' || !(v === 'off' || /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/.test(v)) || (v !== 'off' && Number(v.slice(v.lastIndexOf(':') + 1)) > 65535))
+        throw bad('host:port, [ipv6]:port, :port or "off"');
+      return v as DaemonConfig[K];
+    case 'bool':
+      if (typeof v === 'boolean') return v as DaemonConfig[K];
+      if (v === 'true' || v === '1' || v === 'on' || v === 'yes') return true as DaemonConfig[K];
+      if (v === 'false' || v === '0' || v === 'off' || v === 'no') return false as DaemonConfig[K];
+      throw bad('true or false');
+    case 'count': {
+      const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw bad('a non-negative integer');
+      if (n === 0 && (key === 'inbox_batch_files' || key === 'inbox_queue' || key === 'max_connections')) throw bad('a positive integer');
+      return n as DaemonConfig[K];
+    }
+    case 'fraction': {
+      const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+      if (typeof n !== 'number' || !(n >= 0 && n <= 1)) throw bad('a fraction between 0 and 1');
+      return n as DaemonConfig[K];
+    }
+    case 'duration': {
+      const n = parseDuration(v);
+      if (n === null) throw bad('a duration in ms or like 500ms, 30s, 10m, 1h');
+      return n as DaemonConfig[K];
+    }
+    case 'bytes': {
+      const n = parseBytes(v);
+      if (n === null || n <= 0) throw bad('a size in bytes or like 64kB, 64MB, 1GB');
+      return n as DaemonConfig[K];
+    }
+    case 'on_error':
+      if (v !== 'abort' && v !== 'skip') throw bad('one of abort, skip');
+      return v as DaemonConfig[K];
+    case 'log_level':
+      if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw bad(`one of ${LOG_LEVELS.join(', ')}`);
+      return v as DaemonConfig[K];
+    case 'users': {
+      let o = v;
+      if (typeof o === 'string') {
+        try {
+          o = JSON.parse(o);
+        } catch {
+          throw configError(where, key, 'expected a JSON object of user name to SCRAM-SHA-256 verifier');
+        }
+      }
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw configError(where, key, 'expected an object of user name to SCRAM-SHA-256 verifier');
+      for (const [u, ver] of Object.entries(o)) {
+        if (typeof ver !== 'string' || !VERIFIER.test(ver))
+          throw configError(where, `${key}.${u}`, 'expected a SCRAM-SHA-256 verifier "SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>" (paxd passwd prints one)');
+      }
+      return { ...(o as Record<string, string>) } as DaemonConfig[K];
+    }
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown config kind ${String(never)}`);
+    }
+  }
+}
+
+/** Milliseconds from a number (ms) or "500ms", "30s", "10m", "1h", "1d"; null when invalid. */
+export function parseDuration(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : null;
+  if (typeof v !== 'string') return null;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(v.trim());
+  if (m === null) return null;
+  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+  return Math.round(Number(m[1]) * mult);
+}
+
+/** Bytes from a number or "512", "64kB", "64MB", "1GB" (powers of 1024, as PostgreSQL's memory units). */
+export function parseBytes(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
+  if (typeof v !== 'string') return null;
+  const m = /^(\d+)\s*(B|kB|KB|MB|GB|TB)?$/.exec(v.trim());
+  if (m === null) return null;
+  const unit = (m[2] ?? 'B').toUpperCase();
+  const mult = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 }[unit as 'B']!;
+  return Number(m[1]) * mult;
+}
+
+/** A config file: JSON (`.json`) or a flat TOML subset (anything else; see parseToml). */
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new PaxdError('io', '58030', `could not read config file "${file}": ${(e as Error).message}`, { file, cause: e });
+  }
+  if (file.endsWith('.json')) {
+    let o: unknown;
+    try {
+      o = JSON.parse(text);
+    } catch (e) {
+      throw new PaxdError('usage', '22023', `config file ${file}: invalid JSON: ${(e as Error).message}`, { file });
+    }
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new PaxdError('usage', '22023', `config file ${file}: expected a JSON object`, { file });
+    return o as Record<string, unknown>;
+  }
+  return parseToml(text, file);
+}
+
+/**
+ * The TOML paxd's config needs: `key = value` lines (strings in double or single quotes,
+ * integers, floats, true/false), `#` comments, and one table, `[users]`, of quoted strings.
+ *
+ *   store = "/var/lib/paxd"
+ *   on_error = "skip"
+ *   [users]
+ *   alice = "SCRAM-SHA-256$4096:…"
+ */
+export function parseToml(text: string, file = 'config'): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let section: Record<string, unknown> = out;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const bad = (what: string) => new PaxdError('usage', '22023', `config file ${file}:${i + 1}: ${what}`, { file, line: i + 1 });
+    const sec = /^\[\s*([A-Za-z_][A-Za-z0-9_]*)\s*\]$/.exec(line);
+    if (sec !== null) {
+      const t: Record<string, unknown> = {};
+      out[sec[1]!] = t;
+      section = t;
+      continue;
+    }
+    const kv = /^("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+)\s*=\s*(.*)$/.exec(line);
+    if (kv === null) throw bad(`expected key = value, got ${JSON.stringify(line)}`);
+    const key = kv[1]!.startsWith('"') ? (JSON.parse(kv[1]!) as string) : kv[1]!;
+    section[key] = tomlValue(kv[2]!.replace(/\s+#[^"']*$/, '').trim(), bad);
+  }
+  return out;
+}
+
+function tomlValue(s: string, bad: (what: string) => PaxdError): unknown {
+  if (s.startsWith('"')) {
+    try {
+      return JSON.parse(s) as string;
+    } catch {
+      throw bad(`invalid string ${s}`);
+    }
+  }
+  if (s.startsWith("'")) {
+    if (!s.endsWith("'") || s.length < 2) throw bad(`invalid string ${s}`);
+    return s.slice(1, -1);
+  }
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  if (/^[+-]?\d[\d_]*(\.\d+)?([eE][+-]?\d+)?$/.test(s)) return Number(s.replace(/_/g, ''));
+  throw bad(`unsupported value ${s}`);
+}

@@ -1,0 +1,191 @@
+/**
+ * `paxd serve` (issue 11): one process wiring the wire server (src/pgwire), the HTTP API
+ * (./http.ts), the inbox (./inbox.ts) and background upkeep (./maintenance.ts) over one store,
+ * with PostgreSQL's shutdown modes:
+ *
+ *   SIGTERM  "smart": stop accepting work (listeners closed, inbox unwatched), let running
+ *            loads, statements and commits finish, then exit 0.
+ *   SIGINT   "fast": cancel what runs (connections ended, the batch being loaded abandoned
+ *            before its commit — a commit is atomic, so nothing is half-written and the files
+ *            stay in the inbox for the next start), then exit 0.
+ *   a second signal: exit at once (status 1).
+ */
+import { Database } from '../database.js';
+import { startServer, parseListen, formatListen, serveAuthConfig, type RunningServer } from '../pgwire/index.js';
+import { defaultConfig, type DaemonConfig } from './config.js';
+import { createLogger, flushLog, type Logger } from './log.js';
+import { DaemonMetrics } from './metrics.js';
+import { startHttp, type HttpServer } from './http.js';
+import { Inbox } from './inbox.js';
+import { Maintenance } from './maintenance.js';
+import { CountedStore } from './store-metrics.js';
+import { openStore } from '../storage/open.js';
+
+const DEFAULT_HTTP = defaultConfig().http;
+
+/** Starts the wire server; the CLI passes its own, with the wire options it parses. */
+export type StartWire = (db: Database, host: string, port: number, config: DaemonConfig) => Promise<RunningServer>;
+
+export interface DaemonDeps {
+  startWire?: StartWire;
+  log?: Logger;
+  /** Lines for people (`paxd: listening on …`), on standard output by default. */
+  out?: (s: string) => void;
+}
+
+export type StopMode = 'smart' | 'fast';
+
+export class Daemon {
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly config: DaemonConfig,
+    readonly db: Database,
+    readonly log: Logger,
+    readonly metrics: DaemonMetrics,
+    readonly wire: RunningServer | null,
+    readonly http: HttpServer | null,
+    readonly inbox: Inbox | null,
+    readonly maintenance: Maintenance,
+  ) {}
+
+  static async start(config: DaemonConfig, deps: DaemonDeps = {}): Promise<Daemon> {
+    const log = deps.log ?? createLogger(config.log_level);
+    const out = deps.out ?? ((s: string) => process.stdout.write(s));
+    const metrics = new DaemonMetrics();
+    const db = await Database.open(new CountedStore(await openStore(config.store), metrics));
+    let wire: RunningServer | null = null;
+    let http: HttpServer | null = null;
+    let inbox: Inbox | null = null;
+    let accepting = false;
+    try {
+      if (config.listen !== 'off') {
+        const { host, port } = parseListen(config.listen);
+        const start: StartWire = deps.startWire ?? ((d, h, p, c) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, auth: serveAuthConfig(c.users, undefined, undefined), workMem: c.work_mem }));
+        wire = await start(db, host, port, config);
+        const w = wire;
+        metrics.wireConnections = () => w.connections();
+        out(`paxd: listening on ${formatListen(wire.host, wire.port)} (store ${config.store})\n`);
+        log.info({ host: wire.host, port: wire.port, store: config.store }, 'wire: listening');
+      }
+      if (config.http !== 'off') {
+        const { host, port } = parseListen(config.http);
+        http = await startHttp({
+          db,
+          host,
+          port,
+          users: config.users,
+          maxBodyBytes: config.max_body_bytes,
+          csvHeader: config.csv_header,
+          log,
+          metrics,
+          ready: async () => {
+            if (!accepting) return false;
+            await db.store.stat('.paxd-ready-probe'); // throws when the store does not answer
+            return true;
+          },
+        }).catch((e: unknown) => {
+          // The default address taken (another paxd, a test): serve without HTTP rather than
+          // not at all. An address asked for is an error.
+          if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || config.http !== DEFAULT_HTTP) throw e;
+          log.warn({ address: config.http }, `http: ${config.http} is in use: HTTP API off (set http to another address, or off)`);
+          return null;
+        });
+        if (http !== null) {
+          out(`paxd: http on ${formatListen(http.host, http.port)}\n`);
+          log.info({ host: http.host, port: http.port }, 'http: listening');
+        }
+      }
+      if (config.inbox !== null) {
+        inbox = new Inbox(
+          db,
+          {
+            dir: config.inbox,
+            create: config.inbox_create,
+            stableMs: config.inbox_stable_ms,
+            batchFiles: config.inbox_batch_files,
+            batchBytes: config.inbox_batch_bytes,
+            queueLimit: config.inbox_queue,
+            onError: config.on_error,
+            csvHeader: config.csv_header,
+          },
+          log,
+          metrics,
+        );
+        await inbox.start();
+      }
+    } catch (e) {
+      await inbox?.stop().catch(() => undefined);
+      await http?.close(true).catch(() => undefined);
+      await wire?.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw e;
+    }
+    const maintenance = new Maintenance(
+      db,
+      {
+        compactSmallFiles: config.compact_small_files,
+        compactDeletedFraction: config.compact_deleted_fraction,
+        compactIntervalMs: config.compact_interval_ms,
+        vacuumGraceMs: config.vacuum_grace_ms,
+        vacuumIntervalMs: config.vacuum_interval_ms,
+      },
+      log,
+      metrics,
+    );
+    maintenance.start();
+    accepting = true;
+    log.info({ inbox: config.inbox, http: config.http, listen: config.listen }, 'paxd: ready');
+    return new Daemon(config, db, log, metrics, wire, http, inbox, maintenance);
+  }
+
+  /**
+   * Stops the daemon. 'smart' waits for running loads, statements and commits; 'fast' ends
+   * connections and does not wait for the inbox batch in progress (see the file comment).
+   */
+  stop(mode: StopMode = 'smart'): Promise<void> {
+    this.stopping ??= (async () => {
+      const started = performance.now();
+      this.log.info({ mode }, `paxd: stopping (${mode})`);
+      const inboxStopped = this.inbox?.stop() ?? Promise.resolve();
+      await Promise.all([
+        this.http?.close(mode === 'fast'),
+        this.maintenance.stop(),
+        mode === 'smart' ? inboxStopped : undefined,
+      ]);
+      await this.wire?.close(mode);
+      if (mode === 'smart') await this.db.close();
+      this.log.info({ ms: Math.round(performance.now() - started) }, 'paxd: stopped');
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Runs the daemon until a signal: SIGTERM → smart stop, SIGINT → fast stop, a second signal →
+ * exit at once. Once stopped, the log is flushed and the process exits 0 — without waiting
+ * for anything still running after a fast stop (that is what a fast stop means), nor for a
+ * stray handle to close.
+ */
+export async function serve(config: DaemonConfig, deps: DaemonDeps = {}): Promise<never> {
+  const d = await Daemon.start(config, deps);
+  const out = deps.out ?? ((t: string) => process.stdout.write(t));
+  await new Promise<void>((resolve, reject) => {
+    let signals = 0;
+    const onSignal = (s: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        d.log.warn({ signal: s }, 'paxd: second signal: exiting now');
+        flushLog();
+        process.exit(1);
+      }
+      d.log.info({ signal: s }, `paxd: ${s}`);
+      out(`paxd: ${s}: stopping (${s === 'SIGINT' ? 'fast' : 'smart'} shutdown)\n`);
+      d.stop(s === 'SIGINT' ? 'fast' : 'smart').then(resolve, reject);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  flushLog();
+  process.exit(0);
+}

@@ -1,0 +1,369 @@
+/**
+ * The daemon's HTTP API (issue 11; node:http, default 127.0.0.1:7480):
+ *
+ *   GET  /health               200 while the process is alive
+ *   GET  /ready                200 when the store answers and the servers accept work; 503 otherwise
+ *   GET  /metrics              Prometheus text (./metrics.ts)
+ *   POST /v1/tables/{t}/rows   body: Arrow IPC stream, CSV or NDJSON (by Content-Type; gzip or
+ *                              zstd by Content-Encoding) → one commit; 200 {"rows", "snapshot"}
+ *   POST /v1/sql               body: SQL text, or JSON {"sql": "…"} → Arrow IPC stream, or JSON
+ *                              {"fields", "rows"} (PostgreSQL text values) with Accept: application/json
+ *
+ * Errors are JSON `{"error": {"sqlstate", "message", "line"?, "column"?}}` with a 4xx status
+ * for the client's mistakes (5xx for the server's). A body is received whole (spooled to a
+ * temporary file, bounded by `max_body_bytes`) before anything is loaded: a truncated body
+ * (fewer bytes than Content-Length, or a chunked body cut off) fails with 400 and commits
+ * nothing; a malformed one fails in the reader, before the commit, with its SQLSTATE.
+ *
+ * With users configured, every route but /health and /ready needs HTTP Basic credentials
+ * that match a user's SCRAM verifier (./auth.ts).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import type { Database } from '../database.js';
+import { PaxdError, isPaxdError, pgDisplayName } from '../types/index.js';
+import { ingestFiles } from '../insert/ingest.js';
+import type { Format } from '../insert/formats.js';
+import { query, textRows, commandTag } from '../engine/index.js';
+import { resultToArrowIpc } from './arrow-out.js';
+import { BasicAuth } from './auth.js';
+import type { Logger } from './log.js';
+import type { DaemonMetrics } from './metrics.js';
+
+export const ARROW_STREAM_TYPE = 'application/vnd.apache.arrow.stream';
+/** SQL text longer than this is refused (413). */
+const MAX_SQL_BYTES = 16 * 1024 * 1024;
+
+export interface HttpOptions {
+  db: Database;
+  host: string;
+  port: number;
+  users: Readonly<Record<string, string>>;
+  maxBodyBytes: number;
+  csvHeader: boolean;
+  log: Logger;
+  metrics: DaemonMetrics;
+  /** Whether the daemon accepts work (false while starting and stopping). */
+  ready: () => Promise<boolean>;
+}
+
+export interface HttpServer {
+  readonly host: string;
+  readonly port: number;
+  /** Requests doing work (loads, statements) now. */
+  busy(): number;
+  /** Stops accepting; resolves when the requests in progress have finished (`force`: ends them now). */
+  close(force?: boolean): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly sqlstate: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startHttp(o: HttpOptions): Promise<HttpServer> {
+  const auth = new BasicAuth(o.users);
+  let busy = 0;
+  let stopping = false;
+  let drained: (() => void) | null = null;
+  const sockets = new Set<import('node:net').Socket>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
+    const url = new URL(req.url ?? '/', 'http://paxd');
+    const path = url.pathname;
+    if (req.method === 'GET' && path === '/health') {
+      sendJson(res, 200, { status: 'ok' });
+      return 'health';
+    }
+    if (req.method === 'GET' && path === '/ready') {
+      const ok = !stopping && (await o.ready().catch(() => false));
+      sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' });
+      return 'ready';
+    }
+    if (auth.enabled && (await auth.check(req.headers.authorization)) === null) {
+      res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
+      throw new HttpError(401, '28P01', 'password authentication failed');
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      const text = await o.metrics.render();
+      res.writeHead(200, { 'Content-Type': o.metrics.contentType });
+      res.end(text);
+      return 'metrics';
+    }
+    const rows = /^\/v1\/tables\/([^/]+)\/rows$/.exec(path);
+    if (rows !== null) {
+      if (req.method !== 'POST') throw new HttpError(405, '42601', `${req.method} ${path}: use POST`);
+      if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
+      busy++;
+      try {
+        await ingestBody(o, decodeURIComponent(rows[1]!), url, req, res);
+      } finally {
+        done();
+      }
+      return 'rows';
+    }
+    if (path === '/v1/sql') {
+      if (req.method !== 'POST') throw new HttpError(405, '42601', `${req.method} ${path}: use POST`);
+      if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
+      busy++;
+      try {
+        await runSql(o, req, res);
+      } finally {
+        done();
+      }
+      return 'sql';
+    }
+    throw new HttpError(404, '42704', `no route ${req.method} ${path}`);
+  };
+
+  const done = () => {
+    busy--;
+    if (busy === 0) drained?.();
+  };
+
+  const server: Server = createServer((req, res) => {
+    const started = performance.now();
+    handle(req, res)
+      .then((route) => o.metrics.httpRequests.inc({ route, status: String(res.statusCode) }))
+      .catch((e: unknown) => {
+        const { status, body } = errorBody(e);
+        if (status >= 500) o.log.error({ err: e, url: req.url }, 'http: request failed');
+        else o.log.debug({ url: req.url, status, sqlstate: body.error.sqlstate }, 'http: request refused');
+        o.metrics.httpRequests.inc({ route: 'error', status: String(status) });
+        if (!res.headersSent) sendJson(res, status, body);
+        else res.destroy();
+        // A body not read to its end would be left in the socket: close the connection.
+        if (!req.complete) res.once('finish', () => req.socket.destroy());
+      })
+      .finally(() => o.log.trace({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http'));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    o.metrics.connections.inc({ protocol: 'http' });
+    s.once('close', () => {
+      sockets.delete(s);
+      o.metrics.connections.dec({ protocol: 'http' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as import('node:net').AddressInfo;
+
+  return {
+    host: o.host,
+    port: addr.port,
+    busy: () => busy,
+    async close(force = false) {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (!force && busy > 0) await new Promise<void>((resolve) => (drained = resolve));
+      server.closeAllConnections();
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}
+
+// ---- POST /v1/tables/{t}/rows ----
+
+/** The input format of a body, from its Content-Type. */
+function formatOfContentType(ct: string | undefined): Format | null {
+  const base = (ct ?? '').split(';')[0]!.trim().toLowerCase();
+  switch (base) {
+    case ARROW_STREAM_TYPE:
+    case 'application/vnd.apache.arrow.file':
+    case 'application/x-arrow':
+      return 'arrow';
+    case 'text/csv':
+      return 'csv';
+    case 'application/x-ndjson':
+    case 'application/ndjson':
+    case 'application/jsonl':
+    case 'application/json-lines':
+    case 'application/json':
+      return 'ndjson';
+    default:
+      return null;
+  }
+}
+
+const EXTENSION: Record<Format, string> = { arrow: 'arrows', csv: 'csv', ndjson: 'ndjson', parquet: 'parquet' };
+
+async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const format = formatOfContentType(req.headers['content-type']);
+  if (format === null)
+    throw new HttpError(415, '22023', `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`);
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const compression = encoding === 'gzip' ? '.gz' : encoding === 'zstd' ? '.zst' : encoding === 'identity' ? '' : null;
+  if (compression === null) throw new HttpError(415, '22023', `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
+  const onError = url.searchParams.get('on_error') ?? 'abort';
+  if (onError !== 'abort' && onError !== 'skip') throw new HttpError(400, '22023', `on_error must be abort or skip, got "${onError}"`);
+  const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  const header = headerParam === undefined || headerParam === null ? o.csvHeader : headerParam === 'true' || headerParam.toLowerCase() === 'present';
+  const t = await o.db.table(table);
+  const dir = await mkdtemp(join(tmpdir(), 'paxd-http-'));
+  const body = join(dir, `body.${EXTENSION[format]}${compression}`);
+  try {
+    const bytes = await spool(req, body, o.maxBodyBytes);
+    const r = await ingestFiles(t, [body], { format, onError, csv: { header }, summary: { operation: 'http' } }).catch((e: unknown) => {
+      throw renamed(e, body, 'request body');
+    });
+    o.metrics.rowsIngested.inc({ source: 'http', table }, r.rowsLoaded);
+    o.metrics.rowsRejected.inc({ source: 'http', table }, r.rowsRejected);
+    o.metrics.bytesIngested.inc({ source: 'http', table }, bytes);
+    o.metrics.commits.inc({ operation: 'ingest', table });
+    o.log.info({ table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes, snapshot: r.commit.snapshot.id }, `http: loaded ${r.rowsLoaded} rows into ${table}`);
+    sendJson(res, 200, { table, rows: r.rowsLoaded, rejected: r.rowsRejected, snapshot: r.commit.snapshot.id });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes the request body to `path`; fails with 400 if it is cut short, 413 if too large. */
+async function spool(req: IncomingMessage, path: string, max: number): Promise<number> {
+  const declared = req.headers['content-length'] !== undefined ? Number(req.headers['content-length']) : null;
+  if (declared !== null && declared > max) throw new HttpError(413, '54000', `request body of ${declared} bytes is larger than max_body_bytes (${max})`);
+  let n = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      n += chunk.byteLength;
+      if (n > max) cb(new HttpError(413, '54000', `request body is larger than max_body_bytes (${max})`));
+      else cb(null, chunk);
+    },
+  });
+  let aborted = false;
+  req.once('aborted', () => (aborted = true));
+  try {
+    await pipeline(req, counter, createWriteStream(path));
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw truncated(n, declared);
+  }
+  if (aborted || !req.complete || (declared !== null && n !== declared)) throw truncated(n, declared);
+  return n;
+}
+
+function truncated(n: number, declared: number | null): HttpError {
+  return new HttpError(400, '08P01', `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
+}
+
+function renamed(e: unknown, path: string, as: string): unknown {
+  if (!isPaxdError(e)) return e;
+  const r = new PaxdError(e.kind, e.code, e.message.split(path).join(as), { ...e.location(), ...(e.file === path ? { file: as } : {}) });
+  return r;
+}
+
+// ---- POST /v1/sql ----
+
+async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    n += c.byteLength;
+    if (n > MAX_SQL_BYTES) throw new HttpError(413, '54000', `SQL text larger than ${MAX_SQL_BYTES} bytes`);
+    chunks.push(c);
+  }
+  if (!req.complete) throw truncated(n, null);
+  const text = Buffer.concat(chunks).toString('utf8');
+  let sql = text;
+  if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(400, '22P02', `invalid JSON body: ${(e as Error).message}`);
+    }
+    const s = (parsed as { sql?: unknown } | null)?.sql;
+    if (typeof s !== 'string') throw new HttpError(400, '22023', 'JSON body needs "sql": a string');
+    sql = s;
+  }
+  if (sql.trim() === '') throw new HttpError(400, '42601', 'no SQL statement in the body');
+  const end = o.metrics.queryDuration.startTimer();
+  let r;
+  try {
+    r = await query(o.db, sql);
+    o.metrics.queries.inc({ status: 'ok' });
+  } catch (e) {
+    o.metrics.queries.inc({ status: 'error' });
+    throw e;
+  } finally {
+    end();
+  }
+  const wantsJson = /application\/json/i.test(req.headers.accept ?? '');
+  if (wantsJson || r.fields.length === 0) {
+    sendJson(res, 200, {
+      command: commandTag(r),
+      fields: r.fields.map((f) => ({ name: f.name, type: pgDisplayName(f.type) })),
+      rows: textRows(r),
+    });
+    return;
+  }
+  const ipc = resultToArrowIpc(r);
+  res.writeHead(200, { 'Content-Type': ARROW_STREAM_TYPE, 'Content-Length': ipc.byteLength, 'X-Paxd-Command': commandTag(r) });
+  res.end(ipc);
+}
+
+// ---- responses ----
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body) + '\n';
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+interface ErrorJson {
+  error: { sqlstate: string; message: string; line?: number; column?: number };
+}
+
+/** A status and JSON body for an error: 4xx for the client's mistakes, 5xx for the server's. */
+function errorBody(e: unknown): { status: number; body: ErrorJson } {
+  if (e instanceof HttpError) return { status: e.status, body: { error: { sqlstate: e.sqlstate, message: e.message } } };
+  if (isPaxdError(e)) {
+    const status = statusOf(e);
+    return {
+      status,
+      body: { error: { sqlstate: e.code, message: e.message, ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) } },
+    };
+  }
+  return { status: 500, body: { error: { sqlstate: 'XX000', message: e instanceof Error ? e.message : String(e) } } };
+}
+
+function statusOf(e: PaxdError): number {
+  switch (e.kind) {
+    case 'invalid_input':
+    case 'constraint':
+    case 'usage':
+    case 'unsupported':
+      return 400;
+    case 'not_found':
+      return 404;
+    case 'exists':
+    case 'conflict':
+      return 409;
+    case 'io':
+      return 503;
+    case 'corruption':
+    case 'internal':
+      return 500;
+    default: {
+      const never: never = e.kind;
+      return never;
+    }
+  }
+}

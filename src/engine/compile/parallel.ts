@@ -1,0 +1,149 @@
+/**
+ * Parallel execution of compiled aggregating pipelines (issue 6): the snapshot's row groups
+ * are split into P partitions; this thread scans partition 0 and P - 1 worker threads scan the
+ * others with the same generated pipeline, each over its own handle on the same store and the
+ * same pinned snapshot. Each returns its aggregation state as a Partial; ./pipeline.ts `merge`
+ * combines them by key and finalizes — PostgreSQL's partial aggregation, with the same results
+ * (float sums may differ in the last bits from a serial run, as PostgreSQL's parallel ones do).
+ *
+ * One worker per core beyond this thread by default; `PAXD_PARALLEL=off` or `PARALLEL.workers
+ * = 0` turns it off. Filter-only pipelines, plans over an ObjectStore that was not opened by
+ * URI, and tables of one row group run serially. A DEOPT in any partition makes the whole
+ * query fall back to the interpreter, exactly as a serial DEOPT does.
+ */
+import { availableParallelism } from 'node:os';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { storeUri } from '../../database.js';
+import type { ScanStats } from '../../scan/index.js';
+import { PaxdError } from '../../types/index.js';
+import { SqlError } from '../errors.js';
+import { currentWorkMem } from '../context.js';
+import type { RowBatch } from '../exec/batch.js';
+import { type Compiled, type Partial, type PlanInput, type RunOptions, merge, partialOf, partition, scanCompiled } from './pipeline.js';
+import type { WorkerReply, WorkerRequest } from './worker.js';
+
+export const PARALLEL = { workers: process.env.PAXD_PARALLEL === 'off' ? 0 : Math.max(0, Number(process.env.PAXD_WORKERS ?? availableParallelism()) - 1) };
+
+/** Groups in the snapshot (PAX files' groups and ao_column stripes alike). */
+function groupCount(p: PlanInput): number {
+  let n = 0;
+  for (const f of p.query.table.snapshot.files) n += f.groups?.length ?? 1;
+  return n;
+}
+
+/**
+ * Runs `c` over the plan's table in parallel; null when it runs serially instead (the caller
+ * then does) or when a partition left the exact range.
+ */
+export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: number) => void, options: RunOptions = {}): Promise<{ batches: RowBatch[]; stats: ScanStats } | null> {
+  if (c.aggs === null || PARALLEL.workers === 0) return null;
+  const uri = storeUri(p.query.table.store);
+  const units = groupCount(p);
+  if (uri === null || units < 2) return null;
+  const parts = Math.min(PARALLEL.workers + 1, units);
+  const q = p.query;
+  const request = (part: number): WorkerRequest => ({
+    uri,
+    table: q.table.name,
+    snapshot: q.table.snapshot,
+    columns: q.columns,
+    grouping: q.grouping!,
+    residual: p.residual,
+    where: p.where,
+    part,
+    parts,
+    workMem: options.workMem ?? currentWorkMem(),
+  });
+  const remote = Array.from({ length: parts - 1 }, (_v, k) => pool.run(request(k + 1)));
+  const local = scanCompiled(p, c, onBatch, { ...options, groups: partition(0, parts) });
+  const settled = await Promise.allSettled([local, ...remote]);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  const mine = (settled[0] as PromiseFulfilledResult<Awaited<typeof local>>).value;
+  const replies = settled.slice(1).map((s) => (s as PromiseFulfilledResult<WorkerReply & { ok: true }>).value);
+  if (mine === null || replies.some((r) => r.partial === null)) return null;
+  const partials: Partial[] = [partialOf(mine.state, c), ...replies.map((r) => r.partial!)];
+  for (const r of replies) onBatch(r.rows);
+  return { batches: [merge(c, partials)], stats: sumStats([mine.stats, ...replies.map((r) => r.stats)]) };
+}
+
+function sumStats(all: readonly ScanStats[]): ScanStats {
+  const out = { ...all[0]! } as Record<string, unknown>;
+  for (const s of all.slice(1))
+    for (const [k, v] of Object.entries(s)) {
+      if (typeof v === 'number') out[k] = (out[k] as number) + v;
+    }
+  return out as unknown as ScanStats;
+}
+
+/** Under tsx (tests, benches) the worker is TypeScript: register tsx inside it first. */
+function spawn(port: MessagePort): Worker {
+  // Queries travel on a port of their own: other modules loaded in the thread may listen on parentPort.
+  const options = { workerData: { port }, transferList: [port] };
+  if (import.meta.url.endsWith('.ts')) {
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./worker.ts', import.meta.url).href;
+    return new Worker(`import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, ...options });
+  }
+  return new Worker(new URL('./worker.js', import.meta.url), options);
+}
+
+interface Pending {
+  resolve: (r: WorkerReply & { ok: true }) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Long-lived query workers, unreferenced while idle so they never keep the process alive. */
+class Pool {
+  private readonly workers: { worker: Worker; port: MessagePort }[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private busy = 0;
+  private ids = 0;
+  private next = 0;
+
+  run(req: WorkerRequest): Promise<WorkerReply & { ok: true }> {
+    if (this.workers.length < PARALLEL.workers) this.workers.push(this.start());
+    const w = this.workers[this.next++ % this.workers.length]!;
+    const id = ++this.ids;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.busy++ === 0) for (const x of this.workers) x.port.ref();
+      w.port.postMessage({ id, req });
+    });
+  }
+
+  private start(): { worker: Worker; port: MessagePort } {
+    const { port1, port2 } = new MessageChannel();
+    const w = spawn(port2);
+    w.unref();
+    port1.unref();
+    port1.on('message', (m: { id: number; reply: WorkerReply }) => {
+      const p = this.pending.get(m.id);
+      if (p === undefined) return;
+      this.pending.delete(m.id);
+      if (--this.busy === 0) for (const x of this.workers) x.port.unref();
+      if (m.reply.ok) p.resolve(m.reply);
+      else {
+        const e = m.reply.error;
+        p.reject(e.sql ? new SqlError(e.kind as never, e.code, e.message) : new PaxdError(e.kind as never, e.code, e.message));
+      }
+    });
+    w.on('error', (e) => this.lost(w, e));
+    w.on('exit', (code) => this.lost(w, new Error(`query worker exited with code ${code}`)));
+    return { worker: w, port: port1 };
+  }
+
+  /** A worker died: its queries fail (they would otherwise hang) and it is replaced on next use. */
+  private lost(w: Worker, e: unknown): void {
+    const at = this.workers.findIndex((x) => x.worker === w);
+    if (at < 0) return;
+    this.workers.splice(at, 1);
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(new PaxdError('internal', 'XX000', `query worker failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
+    this.busy = 0;
+  }
+}
+
+const pool = new Pool();

@@ -1,0 +1,155 @@
+/**
+ * Runs a RelNode tree (../join-plan.ts) as a stream of wide batches: scans and subqueries at
+ * the leaves, hash joins (./hash-join.ts) above. A join first drains its build side into its
+ * hash table, then streams its probe side through it, then emits the build rows an outer join
+ * preserves.
+ */
+import type { Value } from '../../types/index.js';
+import type { ScanStats } from '../../scan/index.js';
+import type { RelNode } from '../join-plan.js';
+import type { Expr } from '../expr.js';
+import type { QueryResult } from '../result.js';
+import type { BoundQuery } from '../bind.js';
+import { currentWorkMem } from '../context.js';
+import type { RowBatch } from './batch.js';
+import { evaluate } from './eval.js';
+import { HashJoin } from './hash-join.js';
+import { materialize } from './scan.js';
+
+const EMPTY: Value[] = [];
+const SUBQUERY_BATCH = 1024;
+
+/** Rows and times (ms from the start) of one node, for EXPLAIN ANALYZE. */
+export interface NodeTrace {
+  rows: number;
+  first: number;
+  last: number;
+  /** Hash joins: rows in the hash table. */
+  buildRows?: number;
+  /** Scans: the scan's own counters. */
+  stats?: ScanStats;
+}
+
+export interface RelContext {
+  readonly width: number;
+  /** Runs a subquery in FROM; `node` keys its trace. */
+  readonly runQuery: (q: BoundQuery, node: object) => Promise<QueryResult>;
+  /** Null unless EXPLAIN ANALYZE. */
+  readonly trace: { readonly start: number; readonly nodes: Map<object, NodeTrace> } | null;
+}
+
+export async function* execRel(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
+  const t = ctx.trace;
+  let tr: NodeTrace | null = null;
+  if (t !== null) {
+    tr = { rows: 0, first: 0, last: 0 };
+    t.nodes.set(n, tr);
+  }
+  for await (const b of produce(n, ctx)) {
+    if (tr !== null && t !== null) {
+      if (tr.rows === 0) tr.first = performance.now() - t.start;
+      tr.rows += b.rows;
+    }
+    if (b.rows > 0) yield b;
+  }
+  if (tr !== null && t !== null) tr.last = performance.now() - t.start;
+}
+
+async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
+  switch (n.kind) {
+    case 'scan': {
+      const fields = n.fields.length > 0 ? n.fields : [n.table.fields[0]!];
+      const scan = n.table.scan({ columns: fields.map((f) => f.name), ...(n.where !== undefined ? { where: n.where } : {}) });
+      await scan.begin();
+      try {
+        for (let sb = await scan.next(); sb !== null; sb = await scan.next()) {
+          const local = materialize(sb, fields);
+          const cols: Value[][] = new Array<Value[]>(ctx.width).fill(EMPTY);
+          n.slots.forEach((slot, k) => (cols[slot] = local.cols[k]!));
+          const b = { rows: local.rows, cols };
+          yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
+        }
+      } finally {
+        await scan.end();
+      }
+      const tr = ctx.trace?.nodes.get(n);
+      if (tr !== undefined) tr.stats = scan.stats;
+      return;
+    }
+    case 'subquery': {
+      const r = await ctx.runQuery(n.query, n);
+      for (let start = 0; start < r.rows.length; start += SUBQUERY_BATCH) {
+        const rows = r.rows.slice(start, start + SUBQUERY_BATCH);
+        const cols: Value[][] = new Array<Value[]>(ctx.width).fill(EMPTY);
+        n.columnSlots.forEach((slot, k) => {
+          if (slot >= 0) cols[slot] = rows.map((row) => row[k]!);
+        });
+        const b = { rows: rows.length, cols };
+        yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
+      }
+      return;
+    }
+    case 'values': {
+      for (let start = 0; start < n.rows.length; start += SUBQUERY_BATCH) {
+        const rows = n.rows.slice(start, start + SUBQUERY_BATCH);
+        const cols: Value[][] = new Array<Value[]>(ctx.width).fill(EMPTY);
+        n.columnSlots.forEach((slot, k) => {
+          if (slot >= 0) cols[slot] = rows.map((row) => row[k]!);
+        });
+        const b = { rows: rows.length, cols };
+        yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
+      }
+      return;
+    }
+    case 'result': {
+      const b = { rows: 1, cols: new Array<Value[]>(ctx.width).fill(EMPTY) };
+      yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
+      return;
+    }
+    case 'join': {
+      const hj = new HashJoin({
+        width: ctx.width,
+        probeSlots: n.probe.slots,
+        buildSlots: n.build.slots,
+        probeKeys: n.probeKeys,
+        buildKeys: n.buildKeys,
+        semi: n.semi,
+        anti: n.anti,
+        preserveProbe: n.preserveProbe,
+        preserveBuild: n.preserveBuild,
+        joinFilter: n.joinFilter,
+        workMem: currentWorkMem(),
+      });
+      for await (const b of execRel(n.build, ctx)) hj.addBuild(b);
+      hj.finishBuild();
+      const tr = ctx.trace?.nodes.get(n.build);
+      if (tr !== undefined) tr.buildRows = hj.buildRows;
+      const out = (b: RowBatch) => (n.filter === null ? b : filterWide(b, n.filter, n.slots));
+      // An inner join with an empty build side has no output: the probe side is not read.
+      if (hj.buildRows === 0 && !n.preserveProbe && !n.anti) return;
+      for await (const pb of execRel(n.probe, ctx)) for (const b of hj.probe(pb)) yield out(b);
+      for (const b of hj.unmatched()) yield out(b);
+      return;
+    }
+    default: {
+      const never: never = n;
+      throw new Error(`execRel: unknown node ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The rows of a wide batch for which `cond` is TRUE, copying only the filled slots. */
+export function filterWide(b: RowBatch, cond: Expr, slots: readonly number[]): RowBatch {
+  const v = evaluate(cond, b);
+  const keep: number[] = [];
+  for (let i = 0; i < b.rows; i++) if (v[i] === true) keep.push(i);
+  if (keep.length === b.rows) return b;
+  const cols: Value[][] = new Array<Value[]>(b.cols.length).fill(EMPTY);
+  for (const s of slots) {
+    const src = b.cols[s]!;
+    const out = new Array<Value>(keep.length);
+    for (let i = 0; i < keep.length; i++) out[i] = src[keep[i]!]!;
+    cols[s] = out;
+  }
+  return { rows: keep.length, cols };
+}

@@ -1,0 +1,391 @@
+/**
+ * Planning a relational query (a BoundJoinSelect): its FROM tree becomes a tree of RelNodes,
+ * scans and subqueries at the leaves, hash joins above them (issue 6).
+ *
+ *   - Conditions are split into conjuncts. One that reads a single leaf goes down into that
+ *     leaf's scan (into the zone maps when ./plan.ts `toPredicate` can say it there, else as the
+ *     scan's filter), unless the leaf is on the nullable side of an outer join above it.
+ *   - Inner and cross joins (and comma lists) are one join group: starting from the largest
+ *     input (the probe side that streams), the planner repeatedly joins the smallest input
+ *     connected to what it has by an equality, taking every conjunct that becomes evaluable.
+ *     Equalities between the two sides are the hash keys; the rest is the join filter.
+ *   - The build side (the hash table) is the smaller estimated input; a join without an
+ *     equality between its sides is a nested loop over the materialized smaller side.
+ *
+ * Every node's output is a wide batch: one column per slot of the query's row layout, filled
+ * for the slots of the leaves below the node (`slots`), so expressions bound against the
+ * global layout run at any node.
+ */
+import type { Field, Value } from '../types/index.js';
+import type { Predicate } from '../scan/index.js';
+import { P } from '../scan/index.js';
+import type { Table } from '../database.js';
+import type { BoundJoinSelect, BoundQuery, FromNode, JoinType } from './bind.js';
+import { leavesOf } from './bind.js';
+import { type Expr, E, conjuncts } from './expr.js';
+import { categoryOf } from './types.js';
+import { toPredicate } from './plan.js';
+
+export type RelNode =
+  | {
+      readonly kind: 'scan';
+      readonly leaf: number;
+      readonly alias: string;
+      readonly table: Table;
+      /** The stored fields read, and the global slot each fills. */
+      readonly fields: readonly Field[];
+      readonly slots: readonly number[];
+      readonly where: Predicate | undefined;
+      readonly filter: Expr | null;
+      readonly est: number;
+    }
+  | {
+      readonly kind: 'subquery';
+      readonly leaf: number;
+      readonly alias: string;
+      readonly query: BoundQuery;
+      /** Per output column of the subquery, the global slot it fills (-1: not read). */
+      readonly columnSlots: readonly number[];
+      readonly slots: readonly number[];
+      readonly filter: Expr | null;
+      readonly est: number;
+    }
+  /** Rows already computed: an `x IN (subquery)` semi-join's subquery. */
+  | {
+      readonly kind: 'values';
+      readonly leaf: number;
+      readonly rows: readonly (readonly Value[])[];
+      readonly columnSlots: readonly number[];
+      readonly slots: readonly number[];
+      readonly filter: Expr | null;
+      readonly est: number;
+    }
+  /** The one empty row of a SELECT without FROM (PostgreSQL's Result node). */
+  | { readonly kind: 'result'; readonly leaf: number; readonly slots: readonly number[]; readonly filter: Expr | null; readonly est: number }
+  | {
+      readonly kind: 'join';
+      /** Outer rows stream through; the build side is materialized (hashed when keyed). */
+      readonly probe: RelNode;
+      readonly build: RelNode;
+      readonly probeKeys: readonly Expr[];
+      readonly buildKeys: readonly Expr[];
+      /** A semi-join: each probe row once if it has a match; the build side is the subquery's rows. */
+      readonly semi: boolean;
+      /** An anti-join: the probe rows without a match (NOT EXISTS). */
+      readonly anti: boolean;
+      /** Outer-join preservation, by execution side. */
+      readonly preserveProbe: boolean;
+      readonly preserveBuild: boolean;
+      /** The join condition beyond the keys (pairs failing it do not match). */
+      readonly joinFilter: Expr | null;
+      /** WHERE conjuncts applied to the join's output (above an outer join). */
+      readonly filter: Expr | null;
+      readonly slots: readonly number[];
+      readonly est: number;
+    };
+
+/** The RelNode tree of a relational query. */
+export function planJoins(q: BoundJoinSelect): RelNode {
+  return new JoinPlanner(q).node(q.from, q.where === null ? [] : conjuncts(q.where));
+}
+
+/** A rough row count of a query's result, for choosing build sides. */
+export function estimateQuery(q: BoundQuery): number {
+  switch (q.kind) {
+    case 'select': {
+      const s = q.select;
+      let n = s.table.rows * (s.where === null ? 1 : 0.25);
+      if (s.grouping !== null) n = s.grouping.keys.length === 0 ? 1 : Math.min(n, 1000);
+      return Math.max(1, s.limit === null ? n : Math.min(n, s.limit));
+    }
+    case 'join-select': {
+      let n = planJoins(q).est;
+      if (q.grouping !== null) n = q.grouping.keys.length === 0 ? 1 : Math.min(n, 1000);
+      return Math.max(1, q.limit === null ? n : Math.min(n, q.limit));
+    }
+    case 'union': {
+      const n = estimateQuery(q.left) + estimateQuery(q.right);
+      return q.limit === null ? n : Math.min(n, q.limit);
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`estimateQuery: unknown query ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+const SELECTIVITY = 0.25;
+
+class JoinPlanner {
+  constructor(private readonly q: BoundJoinSelect) {}
+
+  /** The leaves an expression reads (over the pre-aggregation layout). */
+  private leavesIn(e: Expr): Set<number> {
+    const out = new Set<number>();
+    const visit = (x: Expr): void => {
+      if (x.kind === 'column') out.add(this.q.columns[x.slot]!.leaf);
+      for (const c of children(x)) visit(c);
+    };
+    visit(e);
+    return out;
+  }
+
+  node(n: FromNode, conds: Expr[]): RelNode {
+    if (n.kind === 'leaf') return this.leaf(n.leaf, conds);
+    if (n.type === 'inner' || n.type === 'cross') return this.group(n, conds);
+    return this.outer(n, n.type, conds);
+  }
+
+  private leaf(leaf: number, conds: Expr[]): RelNode {
+    const l = this.q.leaves[leaf]!;
+    const slots: number[] = [];
+    this.q.columns.forEach((c, i) => c.leaf === leaf && slots.push(i));
+    const filter = conds.length === 0 ? null : E.and(conds);
+    if (l.source.kind === 'subquery') {
+      const columnSlots = l.fields.map((f) => this.q.columns.findIndex((c) => c.leaf === leaf && c.field.fieldId === f.fieldId));
+      const est = estimateQuery(l.source.query) * SELECTIVITY ** conds.length;
+      return Object.freeze({ kind: 'subquery', leaf, alias: l.alias, query: l.source.query, columnSlots, slots, filter, est: Math.max(1, est) });
+    }
+    if (l.source.kind === 'one-row') return Object.freeze({ kind: 'result', leaf, slots, filter, est: 1 });
+    if (l.source.kind === 'rows') {
+      const columnSlots = l.fields.map((f) => this.q.columns.findIndex((c) => c.leaf === leaf && c.field.fieldId === f.fieldId));
+      return Object.freeze({ kind: 'values', leaf, rows: l.source.rows, columnSlots, slots, filter, est: Math.max(1, l.source.rows.length) });
+    }
+    const bySlot: Field[] = [];
+    for (const s of slots) bySlot[s] = this.q.columns[s]!.field;
+    const pushed: Predicate[] = [];
+    const residual: Expr[] = [];
+    for (const c of conds) {
+      const p = toPredicate(c, bySlot);
+      if (p === null) residual.push(c);
+      else pushed.push(p);
+    }
+    const table = l.source.table;
+    return Object.freeze({
+      kind: 'scan',
+      leaf,
+      alias: l.alias,
+      table,
+      fields: slots.map((s) => this.q.columns[s]!.field),
+      slots,
+      where: pushed.length === 0 ? undefined : P.and(...pushed),
+      filter: residual.length === 0 ? null : E.and(residual),
+      est: Math.max(1, table.rows * SELECTIVITY ** conds.length),
+    });
+  }
+
+  /** Inner and cross joins: one group of inputs joined greedily, as the header says. */
+  private group(n: FromNode, outerConds: Expr[]): RelNode {
+    const items: FromNode[] = [];
+    const conds: Expr[] = [...outerConds];
+    const collect = (x: FromNode): void => {
+      if (x.kind === 'join' && (x.type === 'inner' || x.type === 'cross')) {
+        collect(x.left);
+        collect(x.right);
+        if (x.on !== null) conds.push(...conjuncts(x.on));
+      } else items.push(x);
+    };
+    collect(n);
+    const itemLeaves = items.map((it) => new Set(leavesOf(it)));
+    const perItem: Expr[][] = items.map(() => []);
+    let pending: { e: Expr; leaves: Set<number> }[] = [];
+    for (const c of conds) {
+      const ls = this.leavesIn(c);
+      const hit = itemLeaves.flatMap((il, i) => ([...ls].some((l) => il.has(l)) ? [i] : []));
+      if (hit.length <= 1) perItem[hit[0] ?? 0]!.push(c);
+      else pending.push({ e: c, leaves: ls });
+    }
+    const rels = items.map((it, i) => this.node(it, perItem[i]!));
+    const remaining = new Set(items.map((_it, i) => i));
+    let start = 0;
+    for (const i of remaining) if (rels[i]!.est > rels[start]!.est) start = i;
+    remaining.delete(start);
+    let cur = rels[start]!;
+    const curLeaves = new Set(itemLeaves[start]!);
+    while (remaining.size > 0) {
+      const within = (ls: Set<number>, extra: Set<number>) => [...ls].every((l) => curLeaves.has(l) || extra.has(l));
+      // The connected input that keeps the intermediate result smallest (then the smaller build).
+      let pick = -1;
+      let pickEst = Infinity;
+      for (const j of remaining) {
+        const keys = pending.flatMap((p) => (within(p.leaves, itemLeaves[j]!) ? [this.keyOf(p.e, curLeaves, itemLeaves[j]!)] : [])).filter((k) => k !== null);
+        if (keys.length === 0) continue;
+        const est = this.joinEstimate(cur, rels[j]!, keys[0]![0], keys[0]![1]);
+        if (pick < 0 || est < pickEst || (est === pickEst && rels[j]!.est < rels[pick]!.est)) {
+          pick = j;
+          pickEst = est;
+        }
+      }
+      if (pick < 0) for (const j of remaining) if (pick < 0 || rels[j]!.est < rels[pick]!.est) pick = j;
+      remaining.delete(pick);
+      const now = pending.filter((p) => within(p.leaves, itemLeaves[pick]!));
+      pending = pending.filter((p) => !now.includes(p));
+      cur = this.join(cur, rels[pick]!, curLeaves, itemLeaves[pick]!, now.map((p) => p.e), 'inner', []);
+      for (const l of itemLeaves[pick]!) curLeaves.add(l);
+    }
+    if (pending.length > 0) throw new Error(`join planner: ${pending.length} conditions left unplaced`);
+    return cur;
+  }
+
+  /** LEFT, RIGHT and FULL joins: conditions move only where they keep their meaning. */
+  private outer(n: Extract<FromNode, { kind: 'join' }>, type: JoinType, conds: Expr[]): RelNode {
+    const leftLeaves = new Set(leavesOf(n.left));
+    const rightLeaves = new Set(leavesOf(n.right));
+    const nullableLeft = type === 'right' || type === 'full';
+    const nullableRight = type === 'left' || type === 'full' || type === 'semi' || type === 'anti';
+    const inside = (ls: Set<number>, side: Set<number>) => ls.size > 0 && [...ls].every((l) => side.has(l));
+    const leftConds: Expr[] = [];
+    const rightConds: Expr[] = [];
+    const joinConds: Expr[] = [];
+    for (const c of n.on === null ? [] : conjuncts(n.on)) {
+      const ls = this.leavesIn(c);
+      // An ON conjunct over the nullable side only filters which of its rows can match.
+      if ((type === 'left' || type === 'semi' || type === 'anti') && inside(ls, rightLeaves)) rightConds.push(c);
+      else if (type === 'right' && inside(ls, leftLeaves)) leftConds.push(c);
+      else joinConds.push(c);
+    }
+    const above: Expr[] = [];
+    for (const c of conds) {
+      const ls = this.leavesIn(c);
+      if (!nullableLeft && inside(ls, leftLeaves)) leftConds.push(c);
+      else if (!nullableRight && inside(ls, rightLeaves)) rightConds.push(c);
+      else above.push(c);
+    }
+    const l = this.node(n.left, leftConds);
+    const r = this.node(n.right, rightConds);
+    return this.join(l, r, leftLeaves, rightLeaves, joinConds, type, above);
+  }
+
+  /**
+   * Rows out of an equi-join: |L| × |R| / the keys' distinct count, taken as the smaller of the
+   * key columns' table sizes (a foreign key meets a primary key: o_custkey = c_custkey has as
+   * many distinct values as customer has rows).
+   */
+  private joinEstimate(l: RelNode, r: RelNode, lk: Expr, rk: Expr): number {
+    const nd = Math.min(this.distinctOf(lk) ?? Infinity, this.distinctOf(rk) ?? Infinity);
+    return Math.max(1, Number.isFinite(nd) ? (l.est * r.est) / Math.max(1, nd) : Math.max(l.est, r.est));
+  }
+
+  /** An upper bound of the distinct values of a key: the row count of its column's input. */
+  private distinctOf(e: Expr): number | null {
+    const x = e.kind === 'cast' ? e.arg : e;
+    if (x.kind !== 'column') return null;
+    const l = this.q.leaves[this.q.columns[x.slot]!.leaf]!;
+    switch (l.source.kind) {
+      case 'table':
+        return l.source.table.rows;
+      case 'subquery':
+        return estimateQuery(l.source.query);
+      case 'rows':
+        return l.source.rows.length;
+      case 'one-row':
+        return 1;
+      default: {
+        const never: never = l.source;
+        throw new Error(`distinctOf: unknown leaf ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** `a = b` with one side over `x` only and the other over `y` only, as [x side, y side]; else null. */
+  private keyOf(e: Expr, x: Set<number>, y: Set<number>): [Expr, Expr] | null {
+    if (e.kind !== 'cmp' || e.op !== '=' || categoryOf(e.left.type) === 'other') return null;
+    const a = this.leavesIn(e.left);
+    const b = this.leavesIn(e.right);
+    const over = (s: Set<number>, t: Set<number>) => s.size > 0 && [...s].every((l) => t.has(l));
+    if (over(a, x) && over(b, y)) return [e.left, e.right];
+    if (over(a, y) && over(b, x)) return [e.right, e.left];
+    return null;
+  }
+
+  private join(l: RelNode, r: RelNode, lLeaves: Set<number>, rLeaves: Set<number>, conds: Expr[], type: JoinType, above: Expr[]): RelNode {
+    const lKeys: Expr[] = [];
+    const rKeys: Expr[] = [];
+    const rest: Expr[] = [];
+    for (const c of conds) {
+      const k = this.keyOf(c, lLeaves, rLeaves);
+      if (k === null) rest.push(c);
+      else {
+        lKeys.push(k[0]);
+        rKeys.push(k[1]);
+      }
+    }
+    // Integer keys first: the first key is the hashed one, the others are checked in the chain.
+    const order = lKeys.map((_k, i) => i).sort((a, b) => rank(lKeys[a]!) - rank(lKeys[b]!));
+    const lk = order.map((i) => lKeys[i]!);
+    const rk = order.map((i) => rKeys[i]!);
+    const preserveL = type === 'left' || type === 'full';
+    const preserveR = type === 'right' || type === 'full';
+    const semi = type === 'semi' || type === 'anti';
+    const buildLeft = !semi && l.est < r.est;
+    const est = semi ? l.est * SELECTIVITY : lk.length > 0 ? this.joinEstimate(l, r, lk[0]!, rk[0]!) : l.est * r.est;
+    return Object.freeze({
+      kind: 'join',
+      semi: type === 'semi',
+      anti: type === 'anti',
+      probe: buildLeft ? r : l,
+      build: buildLeft ? l : r,
+      probeKeys: buildLeft ? rk : lk,
+      buildKeys: buildLeft ? lk : rk,
+      preserveProbe: buildLeft ? preserveR : preserveL,
+      preserveBuild: buildLeft ? preserveL : preserveR,
+      joinFilter: rest.length === 0 ? null : E.and(rest),
+      filter: above.length === 0 ? null : E.and(above),
+      slots: semi ? l.slots : [...l.slots, ...r.slots].sort((a, b) => a - b),
+      est: Math.max(1, est * SELECTIVITY ** above.length),
+    });
+  }
+}
+
+function rank(e: Expr): number {
+  switch (e.type.id) {
+    case 'int2':
+    case 'int4':
+    case 'date':
+      return 0;
+    case 'int8':
+    case 'timestamp':
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+/** The direct sub-expressions of an expression. */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case 'column':
+    case 'const':
+      return [];
+    case 'cast':
+    case 'neg':
+    case 'not':
+    case 'isNull':
+      return [e.arg];
+    case 'arith':
+    case 'cmp':
+      return [e.left, e.right];
+    case 'and':
+    case 'or':
+    case 'coalesce':
+    case 'func':
+      return e.args;
+    case 'case':
+      return [...e.whens.flatMap((w) => [w.cond, w.result]), e.otherwise];
+    case 'like':
+      return [e.arg, e.pattern];
+    default: {
+      // New expression kinds (others add them) fall back to a generic walk of their fields.
+      const out: Expr[] = [];
+      for (const v of Object.values(e as object)) {
+        if (Array.isArray(v)) for (const x of v) if (isExpr(x)) out.push(x);
+        if (isExpr(v)) out.push(v);
+      }
+      return out;
+    }
+  }
+}
+
+function isExpr(v: unknown): v is Expr {
+  return typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string' && typeof (v as { type?: unknown }).type === 'object';
+}

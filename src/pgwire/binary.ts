@@ -1,0 +1,221 @@
+/**
+ * The binary format of each type, as PostgreSQL's send/receive functions write and read it
+ * (int2send, float8send, numeric_send, date_send, timestamp_send, uuid_send, jsonb_send, …).
+ * All integers are big-endian. Dates count days and timestamps microseconds from 2000-01-01,
+ * PostgreSQL's epoch; paxd's values count from 1970-01-01.
+ *
+ *   encodeBinary({ id: 'int4' }, 7)                 // <00 00 00 07>
+ *   encodeBinary({ id: 'numeric' }, '-12.50')       // ndigits 2, weight 0, sign 0x4000, dscale 2, digits 12 5000
+ *   decodeBinary({ id: 'date' }, <00 00 00 00>)     // 10957 (2000-01-01)
+ *
+ *   numeric:  int16 ndigits, int16 weight, uint16 sign (0 +, 0x4000 -, 0xC000 NaN,
+ *             0xD000 +Infinity, 0xF000 -Infinity), int16 dscale, int16 digit × ndigits (base 10000)
+ *   interval: int64 microseconds, int32 days, int32 months
+ *   jsonb:    int8 version (1), then the text
+ */
+import { PaxdError, formatDecimal, parseText, type PgType, type Value } from '../types/index.js';
+
+/** Days and microseconds from 1970-01-01 to 2000-01-01. */
+const EPOCH_DAYS = 10957;
+const EPOCH_US = 946_684_800_000_000n;
+
+const NUMERIC_SIGN = { pos: 0x0000, neg: 0x4000, nan: 0xc000, pinf: 0xd000, ninf: 0xf000 } as const;
+
+/** 22P03, as PostgreSQL's receive functions report a value of the wrong shape. */
+function badBinary(type: PgType, why: string): PaxdError {
+  return new PaxdError('invalid_input', '22P03', `incorrect binary data format for type ${type.id}: ${why}`);
+}
+
+/** A non-NULL value in the binary format of `type`. */
+export function encodeBinary(type: PgType, v: Value): Buffer {
+  switch (type.id) {
+    case 'int2': {
+      const b = Buffer.allocUnsafe(2);
+      b.writeInt16BE(Number(v));
+      return b;
+    }
+    case 'int4': {
+      const b = Buffer.allocUnsafe(4);
+      b.writeInt32BE(Number(v));
+      return b;
+    }
+    case 'int8': {
+      const b = Buffer.allocUnsafe(8);
+      b.writeBigInt64BE(BigInt(v as bigint | number));
+      return b;
+    }
+    case 'float4': {
+      const b = Buffer.allocUnsafe(4);
+      b.writeFloatBE(v as number);
+      return b;
+    }
+    case 'float8': {
+      const b = Buffer.allocUnsafe(8);
+      b.writeDoubleBE(v as number);
+      return b;
+    }
+    case 'bool':
+      return Buffer.from([v ? 1 : 0]);
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return Buffer.from(v as string, 'utf8');
+    case 'jsonb':
+      return Buffer.concat([Buffer.from([1]), Buffer.from(v as string, 'utf8')]);
+    case 'bytea':
+    case 'uuid': {
+      const u = v as Uint8Array;
+      return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    }
+    case 'date': {
+      const b = Buffer.allocUnsafe(4);
+      b.writeInt32BE((v as number) - EPOCH_DAYS);
+      return b;
+    }
+    case 'timestamp':
+    case 'timestamptz': {
+      const b = Buffer.allocUnsafe(8);
+      b.writeBigInt64BE((v as bigint) - EPOCH_US);
+      return b;
+    }
+    case 'numeric':
+      return encodeNumeric(typeof v === 'string' ? v : formatDecimal(v as bigint, type.scale ?? 0));
+    case 'interval': {
+      const u = v as Uint8Array;
+      const le = Buffer.from(u.buffer, u.byteOffset, 16);
+      const b = Buffer.allocUnsafe(16);
+      b.writeBigInt64BE(le.readBigInt64LE(0), 0);
+      b.writeInt32BE(le.readInt32LE(8), 8);
+      b.writeInt32BE(le.readInt32LE(12), 12);
+      return b;
+    }
+    default: {
+      const never: never = type.id;
+      throw new Error(`encodeBinary: unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** A parameter in the binary format of `type`, as paxd's value; 22P03 for a wrong shape. */
+export function decodeBinary(type: PgType, b: Buffer): Value {
+  const size = (n: number) => {
+    if (b.byteLength !== n) throw badBinary(type, `${b.byteLength} bytes, expected ${n}`);
+  };
+  switch (type.id) {
+    case 'int2':
+      size(2);
+      return b.readInt16BE(0);
+    case 'int4':
+      size(4);
+      return b.readInt32BE(0);
+    case 'int8':
+      size(8);
+      return b.readBigInt64BE(0);
+    case 'float4':
+      size(4);
+      return b.readFloatBE(0);
+    case 'float8':
+      size(8);
+      return b.readDoubleBE(0);
+    case 'bool':
+      size(1);
+      return b[0] !== 0;
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+      return parseText(type, b.toString('utf8'));
+    case 'jsonb':
+      if (b.byteLength < 1 || b[0] !== 1) throw badBinary(type, `unsupported jsonb version number ${b[0] ?? 'none'}`);
+      return parseText(type, b.toString('utf8', 1));
+    case 'bytea':
+      return new Uint8Array(b);
+    case 'uuid':
+      size(16);
+      return new Uint8Array(b);
+    case 'date':
+      size(4);
+      return b.readInt32BE(0) + EPOCH_DAYS;
+    case 'timestamp':
+    case 'timestamptz':
+      size(8);
+      return b.readBigInt64BE(0) + EPOCH_US;
+    case 'numeric':
+      return parseText(type, decodeNumeric(type, b));
+    case 'interval': {
+      size(16);
+      const out = Buffer.allocUnsafe(16);
+      out.writeBigInt64LE(b.readBigInt64BE(0), 0);
+      out.writeInt32LE(b.readInt32BE(8), 8);
+      out.writeInt32LE(b.readInt32BE(12), 12);
+      return new Uint8Array(out);
+    }
+    default: {
+      const never: never = type.id;
+      throw new Error(`decodeBinary: unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** numeric_send of a decimal string ('-12.50', 'NaN', 'Infinity'). */
+export function encodeNumeric(s: string): Buffer {
+  const special = s === 'NaN' ? NUMERIC_SIGN.nan : s === 'Infinity' ? NUMERIC_SIGN.pinf : s === '-Infinity' ? NUMERIC_SIGN.ninf : null;
+  if (special !== null) return numericHeader(0, 0, special, 0);
+  const neg = s.startsWith('-');
+  const body = neg || s.startsWith('+') ? s.slice(1) : s;
+  const [intPart = '', fracPart = ''] = body.split('.');
+  const dscale = fracPart.length;
+  // Groups of four digits: the integer part aligned from the right, the fraction from the left.
+  const intDigits = intPart.replace(/^0+/, '');
+  const intPadded = intDigits.padStart(Math.ceil(intDigits.length / 4) * 4, '0');
+  const fracPadded = fracPart.padEnd(Math.ceil(fracPart.length / 4) * 4, '0');
+  const groups: number[] = [];
+  for (let i = 0; i < intPadded.length; i += 4) groups.push(Number(intPadded.slice(i, i + 4)));
+  let weight = groups.length - 1;
+  for (let i = 0; i < fracPadded.length; i += 4) groups.push(Number(fracPadded.slice(i, i + 4)));
+  while (groups.length > 0 && groups[0] === 0) {
+    groups.shift();
+    weight--;
+  }
+  while (groups.length > 0 && groups[groups.length - 1] === 0) groups.pop();
+  if (groups.length === 0) weight = 0;
+  const b = numericHeader(groups.length, weight, neg && groups.length > 0 ? NUMERIC_SIGN.neg : NUMERIC_SIGN.pos, dscale);
+  groups.forEach((g, i) => b.writeInt16BE(g, 8 + 2 * i));
+  return b;
+}
+
+function numericHeader(ndigits: number, weight: number, sign: number, dscale: number): Buffer {
+  const b = Buffer.alloc(8 + 2 * ndigits);
+  b.writeInt16BE(ndigits, 0);
+  b.writeInt16BE(weight, 2);
+  b.writeUInt16BE(sign, 4);
+  b.writeInt16BE(dscale, 6);
+  return b;
+}
+
+/** numeric_recv: the decimal string of a binary numeric. */
+export function decodeNumeric(type: PgType, b: Buffer): string {
+  if (b.byteLength < 8) throw badBinary(type, `${b.byteLength} bytes, expected at least 8`);
+  const ndigits = b.readInt16BE(0);
+  const weight = b.readInt16BE(2);
+  const sign = b.readUInt16BE(4);
+  const dscale = b.readInt16BE(6);
+  if (ndigits < 0 || b.byteLength !== 8 + 2 * ndigits || dscale < 0) throw badBinary(type, 'invalid length in external "numeric" value');
+  if (sign === NUMERIC_SIGN.nan) return 'NaN';
+  if (sign === NUMERIC_SIGN.pinf) return 'Infinity';
+  if (sign === NUMERIC_SIGN.ninf) return '-Infinity';
+  if (sign !== NUMERIC_SIGN.pos && sign !== NUMERIC_SIGN.neg) throw badBinary(type, 'invalid sign in external "numeric" value');
+  const digits: number[] = [];
+  for (let i = 0; i < ndigits; i++) {
+    const d = b.readInt16BE(8 + 2 * i);
+    if (d < 0 || d > 9999) throw badBinary(type, 'invalid digit in external "numeric" value');
+    digits.push(d);
+  }
+  let int = '';
+  for (let w = 0; w <= weight; w++) int += String(digits[w] ?? 0).padStart(4, '0');
+  let frac = '';
+  for (let i = Math.max(0, weight + 1); i < ndigits; i++) frac += String(digits[i]).padStart(4, '0');
+  if (weight < -1) frac = '0000'.repeat(-weight - 1) + frac;
+  int = int.replace(/^0+/, '') || '0';
+  frac = frac.slice(0, dscale).padEnd(dscale, '0');
+  return (sign === NUMERIC_SIGN.neg ? '-' : '') + int + (dscale > 0 ? '.' + frac : '');
+}

@@ -1,0 +1,571 @@
+/**
+ * COPY through the connection (https://www.postgresql.org/docs/15/sql-copy.html): the text
+ * and CSV formats, both ways.
+ *
+ *   COPY t FROM STDIN (FORMAT csv, HEADER)   CopyInResponse, CopyData…, CopyDone → one commit
+ *   COPY t TO STDOUT                         CopyOutResponse, one CopyData per row, CopyDone
+ *
+ * COPY FROM goes into one sink and commits once: a bad row fails the whole COPY and nothing
+ * is committed. Errors carry PostgreSQL's CONTEXT line, `COPY t, line 3, column x: "12x"`.
+ */
+import type { Table } from '../database.js';
+import { PaxdError, SQLSTATE, columnOf, parseText, type Field, type PgType, type Value } from '../types/index.js';
+import type { CopyOptionsSpec } from './statements.js';
+import { WIRE_SQLSTATE } from './errors.js';
+import { decodeBinary, encodeBinary } from './binary.js';
+
+export interface CopyFormat {
+  /** PostgreSQL's binary COPY format (./binary.ts for each value). */
+  readonly binary: boolean;
+  readonly csv: boolean;
+  readonly header: boolean;
+  readonly delimiter: string;
+  readonly null: string;
+  readonly quote: string;
+  readonly escape: string;
+}
+
+function copyError(message: string): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.syntax_error, message);
+}
+
+function onOff(name: string, v: string): boolean {
+  const l = v.toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(l)) return true;
+  if (['off', 'false', '0', 'no'].includes(l)) return false;
+  throw copyError(`${name} requires a Boolean value`);
+}
+
+/** COPY's options with PostgreSQL's defaults and checks (commands/copy.c ProcessCopyOptions). */
+export function copyFormat(o: CopyOptionsSpec): CopyFormat {
+  const fmt = (o.format ?? 'text').toLowerCase();
+  if (fmt !== 'text' && fmt !== 'csv' && fmt !== 'binary') throw copyError(`COPY format "${o.format}" not recognized`);
+  const csv = fmt === 'csv';
+  const binary = fmt === 'binary';
+  if (binary && (o.delimiter !== undefined || o.null !== undefined || o.header !== undefined))
+    throw copyError(`cannot specify ${o.delimiter !== undefined ? 'DELIMITER' : o.null !== undefined ? 'NULL' : 'HEADER'} in BINARY mode`);
+  const delimiter = o.delimiter ?? (csv ? ',' : '\t');
+  if (delimiter.length !== 1) throw copyError('COPY delimiter must be a single one-byte character');
+  if (!csv && (o.quote !== undefined || o.escape !== undefined)) throw copyError('COPY quote available only in CSV mode');
+  const quote = o.quote ?? '"';
+  const escape = o.escape ?? quote;
+  if (quote.length !== 1) throw copyError('COPY quote must be a single one-byte character');
+  if (escape.length !== 1) throw copyError('COPY escape must be a single one-byte character');
+  if (delimiter === '\n' || delimiter === '\r') throw copyError('COPY delimiter cannot be newline or carriage return');
+  if (csv && delimiter === quote) throw copyError('COPY delimiter and quote must be different');
+  const header = o.header === undefined ? false : o.header.toLowerCase() === 'match' ? true : onOff('header', o.header);
+  if (header && !csv) throw copyError('COPY HEADER available only in CSV mode');
+  return { binary, csv, header, delimiter, null: o.null ?? (csv ? '' : '\\N'), quote, escape };
+}
+
+// ---- COPY TO: one line per row ----
+
+/** A row as one line of the format, newline included. */
+export function formatRow(f: CopyFormat, row: readonly (string | null)[]): string {
+  let out = '';
+  for (let i = 0; i < row.length; i++) {
+    if (i > 0) out += f.delimiter;
+    const v = row[i]!;
+    out += v === null ? f.null : f.csv ? csvField(f, v) : textField(f, v);
+  }
+  return out + '\n';
+}
+
+function csvField(f: CopyFormat, v: string): string {
+  const needs = v === f.null || v.includes(f.delimiter) || v.includes(f.quote) || v.includes('\n') || v.includes('\r') || v === '\\.';
+  if (!needs) return v;
+  let q = '';
+  for (const ch of v) q += ch === f.quote || ch === f.escape ? f.escape + ch : ch;
+  return f.quote + q + f.quote;
+}
+
+const TEXT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+
+function textField(f: CopyFormat, v: string): string {
+  let out = '';
+  for (const ch of v) {
+    const e = TEXT_ESCAPES[ch];
+    out += e !== undefined ? e : ch === f.delimiter ? '\\' + ch : ch;
+  }
+  return out;
+}
+
+/**
+ * The binary format's framing (https://www.postgresql.org/docs/15/sql-copy.html, "Binary Format"):
+ *
+ *   header   11 bytes "PGCOPY\n\xff\r\n\0", int32 flags (0), int32 header extension length (0)
+ *   tuple    int16 field count, then per field int32 length (-1 = NULL) and the value's bytes
+ *   trailer  int16 -1
+ */
+export const BINARY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+export function binaryHeader(): Buffer {
+  return Buffer.concat([BINARY_SIGNATURE, Buffer.alloc(8)]);
+}
+
+export function binaryTrailer(): Buffer {
+  return Buffer.from([0xff, 0xff]);
+}
+
+/** One tuple of the binary format. */
+export function binaryRow(fields: readonly Field[] | readonly { type: PgType }[], row: readonly Value[]): Buffer {
+  const parts: Buffer[] = [Buffer.from([row.length >> 8, row.length & 255])];
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i]!;
+    const len = Buffer.alloc(4);
+    if (v === null) {
+      len.writeInt32BE(-1);
+      parts.push(len);
+      continue;
+    }
+    const b = encodeBinary(fields[i]!.type, v);
+    len.writeInt32BE(b.byteLength);
+    parts.push(len, b);
+  }
+  return Buffer.concat(parts);
+}
+
+// ---- COPY FROM: lines → rows ----
+
+/** One input row: its fields (null: the NULL string) and the line it started on. */
+interface InputRow {
+  /** Text fields (null: the NULL string), or values already decoded (binary format). */
+  readonly fields: (string | null)[] | { readonly values: Value[] };
+  readonly line: number;
+  readonly raw: string;
+}
+
+/**
+ * Cuts COPY FROM data into rows as it arrives: text format escapes, or CSV with quoted
+ * fields that may span lines. The end-of-data marker `\.` ends the input.
+ */
+export class CopyParser {
+  private pending = '';
+  /** Binary format: bytes not yet cut into tuples, and whether the header was read. */
+  private pendingBytes = Buffer.alloc(0);
+  private headerRead = false;
+  private line = 0;
+  private ended = false;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+
+  constructor(
+    private readonly f: CopyFormat,
+    /** The types of the input columns, in order (binary format). */
+    private readonly types: readonly PgType[] = [],
+  ) {}
+
+  /** Rows completed by `chunk`. */
+  push(chunk: Buffer): InputRow[] {
+    if (this.ended) return [];
+    if (this.f.binary) {
+      this.pendingBytes = this.pendingBytes.byteLength === 0 ? Buffer.from(chunk) : Buffer.concat([this.pendingBytes, chunk]);
+      return this.binaryRows();
+    }
+    let text: string;
+    try {
+      text = this.decoder.decode(chunk, { stream: true });
+    } catch {
+      throw this.at(new PaxdError('invalid_input', '22021', 'invalid byte sequence for encoding "UTF8"'), this.line + 1);
+    }
+    this.pending += text;
+    return this.rows(false);
+  }
+
+  /** The last row, when the data did not end with a newline. */
+  end(): InputRow[] {
+    if (this.f.binary) {
+      if (!this.ended) throw this.at(badFormat(this.headerRead ? 'unexpected EOF in COPY data' : 'COPY file signature not recognized'), this.line + 1);
+      return [];
+    }
+    return this.ended ? [] : this.rows(true);
+  }
+
+  /** Tuples of the binary format completed so far; `line` counts tuples, as PostgreSQL's CONTEXT does. */
+  private binaryRows(): InputRow[] {
+    const out: InputRow[] = [];
+    let b = this.pendingBytes;
+    let off = 0;
+    if (!this.headerRead) {
+      if (b.byteLength < 19) return out;
+      if (!b.subarray(0, 11).equals(BINARY_SIGNATURE)) throw this.at(badFormat('COPY file signature not recognized'), 1);
+      const flags = b.readInt32BE(11);
+      if ((flags & 0x1_0000) !== 0) throw this.at(badFormat('invalid COPY file header (WITH OIDS)'), 1);
+      const ext = b.readInt32BE(15);
+      if (ext < 0) throw this.at(badFormat('invalid COPY file header (missing length)'), 1);
+      if (b.byteLength < 19 + ext) return out;
+      off = 19 + ext;
+      this.headerRead = true;
+    }
+    for (;;) {
+      if (b.byteLength - off < 2) break;
+      const n = b.readInt16BE(off);
+      if (n === -1) {
+        this.ended = true;
+        off = b.byteLength;
+        break;
+      }
+      const line = this.line + 1;
+      if (n !== this.types.length) throw this.at(badFormat(`row field count is ${n}, expected ${this.types.length}`), line);
+      let p = off + 2;
+      const values: Value[] = [];
+      let complete = true;
+      for (let i = 0; i < n; i++) {
+        if (b.byteLength - p < 4) {
+          complete = false;
+          break;
+        }
+        const len = b.readInt32BE(p);
+        p += 4;
+        if (len === -1) {
+          values.push(null);
+          continue;
+        }
+        if (len < 0) throw this.at(badFormat('invalid field size'), line);
+        if (b.byteLength - p < len) {
+          complete = false;
+          break;
+        }
+        try {
+          values.push(decodeBinary(this.types[i]!, b.subarray(p, p + len)));
+        } catch (e) {
+          throw this.at(e instanceof PaxdError ? e : badFormat(String(e)), line);
+        }
+        p += len;
+      }
+      if (!complete) break;
+      this.line = line;
+      out.push({ fields: { values }, line, raw: '' });
+      off = p;
+    }
+    this.pendingBytes = b.subarray(off);
+    return out;
+  }
+
+  /** Lines of input consumed so far (the header included). */
+  get lines(): number {
+    return this.line;
+  }
+
+  private rows(final: boolean): InputRow[] {
+    const out: InputRow[] = [];
+    for (;;) {
+      const r = this.f.csv ? this.csvRecord(final) : this.textRecord(final);
+      if (r === null) return out;
+      if (r === 'end') {
+        this.ended = true;
+        return out;
+      }
+      if (this.f.header && r.line === 1) continue;
+      out.push(r);
+    }
+  }
+
+  private textRecord(final: boolean): InputRow | 'end' | null {
+    let nl = this.pending.indexOf('\n');
+    if (nl < 0) {
+      if (!final || this.pending === '') return null;
+      nl = this.pending.length;
+    }
+    let raw = this.pending.slice(0, nl);
+    this.pending = this.pending.slice(nl + 1);
+    this.line++;
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    if (raw === '\\.') return 'end';
+    const fields: (string | null)[] = [];
+    for (const piece of splitUnescaped(raw, this.f.delimiter)) fields.push(piece === this.f.null ? null : unescapeText(piece));
+    return { fields, line: this.line, raw };
+  }
+
+  private csvRecord(final: boolean): InputRow | 'end' | null {
+    const f = this.f;
+    const s = this.pending;
+    const fields: (string | null)[] = [];
+    let field = '';
+    let quoted = false;
+    let inQuotes = false;
+    let newlines = 0;
+    let i = 0;
+    for (;;) {
+      if (i >= s.length) {
+        if (!final || (s === '' && fields.length === 0)) return null;
+        if (inQuotes) throw this.at(new PaxdError('invalid_input', WIRE_SQLSTATE.bad_copy_file_format, 'unterminated CSV quoted field'), this.line + 1);
+        break;
+      }
+      const ch = s[i]!;
+      if (inQuotes) {
+        // Inside quotes, the escape character before a quote or another escape stands for it
+        // ("" is a quote when both are '"'); at the end of the data so far, wait for more.
+        if (ch === f.escape) {
+          if (i + 1 >= s.length && !final) return null;
+          const next = s[i + 1];
+          if (next === f.quote || next === f.escape) {
+            field += next;
+            i += 2;
+            continue;
+          }
+        }
+        if (ch === f.quote) {
+          inQuotes = false;
+          i++;
+          continue;
+        }
+        if (ch === '\n') newlines++;
+        field += ch;
+        i++;
+        continue;
+      }
+      if (ch === f.quote) {
+        inQuotes = true;
+        quoted = true;
+        i++;
+        continue;
+      }
+      if (ch === f.delimiter) {
+        fields.push(!quoted && field === f.null ? null : field);
+        field = '';
+        quoted = false;
+        i++;
+        continue;
+      }
+      if (ch === '\n' || ch === '\r') break;
+      field += ch;
+      i++;
+    }
+    let end = i;
+    if (s[end] === '\r') end++;
+    if (s[end] === '\n') end++;
+    const raw = s.slice(0, i);
+    this.pending = s.slice(end);
+    this.line += 1 + newlines;
+    if (raw === '\\.' && fields.length === 0) return 'end';
+    fields.push(!quoted && field === f.null ? null : field);
+    return { fields, line: this.line - newlines, raw };
+  }
+
+  private at(e: PaxdError, line: number): PaxdError {
+    return new PaxdError(e.kind, e.code, e.message, { line });
+  }
+}
+
+/** Splits on `delim` not preceded by a backslash escape. */
+function splitUnescaped(raw: string, delim: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] === '\\') i++;
+    else if (raw[i] === delim) {
+      out.push(raw.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(raw.slice(start));
+  return out;
+}
+
+/** COPY text escapes: \b \f \n \r \t \v \\ \ooo \xhh; any other \c is c. */
+function unescapeText(s: string): string {
+  if (!s.includes('\\')) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch !== '\\' || i + 1 >= s.length) {
+      out += ch;
+      continue;
+    }
+    const c = s[++i]!;
+    switch (c) {
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'x': {
+        const m = /^[0-9a-fA-F]{1,2}/.exec(s.slice(i + 1));
+        if (m === null) out += 'x';
+        else {
+          out += String.fromCharCode(parseInt(m[0], 16));
+          i += m[0].length;
+        }
+        break;
+      }
+      default: {
+        const m = /^[0-7]{1,3}/.exec(s.slice(i));
+        if (m !== null) {
+          out += String.fromCharCode(parseInt(m[0], 8) & 0xff);
+          i += m[0].length - 1;
+        } else out += c;
+      }
+    }
+  }
+  return out;
+}
+
+/** Rows buffered before they become one batch for the sink. */
+const BATCH_ROWS = 8192;
+
+/**
+ * One COPY FROM into a table: rows are checked and parsed as they arrive, written to one sink
+ * in batches, and committed once at the end.
+ *
+ *   const load = new CopyLoad(table, null, copyFormat({ format: 'csv' }));
+ *   await load.push(chunk) …; const rows = await load.finish();   // or load.abort()
+ */
+export class CopyLoad {
+  private readonly parser: CopyParser;
+  private readonly sink;
+  /** Input position per table field, -1 when the column is not in the COPY's column list. */
+  private readonly source: readonly number[];
+  private readonly defaults: readonly Value[];
+  /** Buffered rows: text fields, or decoded values (binary format). */
+  private buffered: Value[][] = [];
+  private bufferedLines: number[] = [];
+  private rows = 0;
+
+  constructor(
+    private readonly table: Table,
+    columns: readonly string[] | null,
+    private readonly format: CopyFormat,
+  ) {
+    const fields = table.fields;
+    const names = columns ?? fields.map((f) => f.name);
+    const seen = new Set<string>();
+    for (const n of names) {
+      if (!fields.some((f) => f.name === n))
+        throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${n}" of relation "${table.name}" does not exist`);
+      if (seen.has(n)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${n}" specified more than once`);
+      seen.add(n);
+    }
+    this.source = fields.map((f) => names.indexOf(f.name));
+    this.defaults = fields.map((f) => (f.default === undefined ? null : parseText(f.type, f.default)));
+    this.parser = new CopyParser(
+      format,
+      names.map((n) => fields.find((f) => f.name === n)!.type),
+    );
+    this.sink = table.sink();
+  }
+
+  /** The COPY's input columns in order, for CopyInResponse. */
+  get width(): number {
+    return this.source.filter((s) => s >= 0).length;
+  }
+
+  async push(chunk: Buffer): Promise<void> {
+    for (const r of this.parsed(() => this.parser.push(chunk))) await this.add(r);
+  }
+
+  /** Ends the input, commits, and returns the rows copied. */
+  async finish(): Promise<number> {
+    for (const r of this.parsed(() => this.parser.end())) await this.add(r);
+    await this.flush();
+    await this.sink.commit();
+    return this.rows;
+  }
+
+  /** The parser's rows; its errors get the CONTEXT of the line they name. */
+  private parsed(cut: () => InputRow[]): InputRow[] {
+    try {
+      return cut();
+    } catch (e) {
+      if (e instanceof PaxdError && !(e instanceof CopyError)) throw this.context(e, e.line ?? this.parser.lines + 1, null, null);
+      throw e;
+    }
+  }
+
+  async abort(): Promise<void> {
+    await this.sink.abort();
+  }
+
+  private async add(r: InputRow): Promise<void> {
+    const width = this.width;
+    if (!Array.isArray(r.fields)) {
+      this.buffered.push(r.fields.values);
+      this.bufferedLines.push(r.line);
+      if (this.buffered.length >= BATCH_ROWS) await this.flush();
+      return;
+    }
+    if (r.fields.length > width) throw this.context(badFormat('extra data after last expected column'), r.line, null, null);
+    if (r.fields.length < width) {
+      const missing = this.table.fields[this.source.indexOf(r.fields.length)]?.name ?? '';
+      throw this.context(badFormat(`missing data for column "${missing}"`), r.line, null, null);
+    }
+    this.buffered.push(r.fields);
+    this.bufferedLines.push(r.line);
+    if (this.buffered.length >= BATCH_ROWS) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const n = this.buffered.length;
+    if (n === 0) return;
+    const fields = this.table.fields;
+    const columns = fields.map((f, c) => {
+      const values: Value[] = new Array(n);
+      const src = this.source[c]!;
+      for (let i = 0; i < n; i++) {
+        const text = src < 0 ? undefined : this.buffered[i]![src];
+        let v: Value;
+        if (text === undefined) v = this.defaults[c]!;
+        else if (text === null) v = null;
+        else if (this.format.binary) v = text;
+        else {
+          try {
+            v = parseText(f.type, text as string);
+          } catch (e) {
+            throw this.context(e, this.bufferedLines[i]!, f.name, text as string);
+          }
+        }
+        if (v === null && f.notNull) throw this.context(notNull(f, this.table.name, this.buffered[i]!.map((x) => (x === null ? null : String(x)))), this.bufferedLines[i]!, null, null);
+        values[i] = v;
+      }
+      return columnOf(typeOf(f), values);
+    });
+    this.buffered = [];
+    this.bufferedLines = [];
+    await this.sink.write({ length: n, columns, selection: null });
+    this.rows += n;
+  }
+
+  /** PostgreSQL's CopyFromErrorCallback: `COPY t, line 3, column x: "12x"`. */
+  private context(e: unknown, line: number, column: string | null, value: string | null): PaxdError {
+    const where = `COPY ${this.table.name}, line ${line}` + (column === null ? '' : `, column ${column}: ${value === null ? 'null input' : `"${value}"`}`);
+    if (e instanceof PaxdError) return new CopyError(e, where);
+    return new CopyError(new PaxdError('internal', SQLSTATE.internal_error, String(e)), where);
+  }
+}
+
+function typeOf(f: Field): PgType {
+  return f.type;
+}
+
+function badFormat(message: string): PaxdError {
+  return new PaxdError('invalid_input', WIRE_SQLSTATE.bad_copy_file_format, message);
+}
+
+function notNull(f: Field, table: string, row: readonly (string | null)[]): PaxdError {
+  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${f.name}" of relation "${table}" violates not-null constraint`, {
+    columnName: f.name,
+    detail: `Failing row contains (${row.map((v) => v ?? 'null').join(', ')}).`,
+  });
+}
+
+/** An error of COPY FROM with its CONTEXT line (ErrorResponse field 'W'). */
+export class CopyError extends PaxdError {
+  constructor(
+    e: PaxdError,
+    readonly where: string,
+  ) {
+    super(e.kind, e.code, e.message, { ...e.location(), ...(e.detail !== undefined ? { detail: e.detail } : {}) });
+  }
+}
