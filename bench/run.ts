@@ -14,6 +14,10 @@
  *   engine    TPC-H Q1, Q6 and ClickBench-style queries on lineitem (SF 1; --sf N) in paxd, DuckDB
  *             (1 and 2 threads) and PostgreSQL (serial and parallel): median ms, ratios, and a check
  *             that paxd answers as DuckDB does (--runs N, --only q1,q6,c01,…, --skip-pg)
+ *   wire      paxd serve and PostgreSQL through node-postgres: --clients N (64) running mixed queries
+ *             and COPY for --seconds S (60) on lineitem (--sf 0.1): queries/s, COPY rows/s, p50/p99 ms,
+ *             errors, every acknowledged row present; and SELECT * of --rows N (1M) rows in text and
+ *             binary: rows/s (--skip-pg)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -26,6 +30,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   s3: () => import('./s3.js'),
   engine: () => import('./engine.js'),
   inbox: () => import('./inbox.js'),
+  wire: () => import('./wire.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -13,7 +13,7 @@ import { parseTypeName } from './types/parse-type.js';
 import { parseText } from './types/text-io.js';
 import type { ObjectStore } from './storage/store.js';
 import { openStore } from './storage/open.js';
-import { commit as commitSnapshot, createTable as createTableSnapshot, latestSnapshot, listTables } from './storage/catalog.js';
+import { commit as commitSnapshot, createTable as createTableSnapshot, latestSnapshot, latestSnapshotInfo, listSnapshots, listTables } from './storage/catalog.js';
 import type { SnapshotJson, TableOptionsJson } from './storage/snapshot-types.js';
 import { fieldsOf, fieldToJson } from './storage/schema.js';
 import { vacuum as vacuumTable, type VacuumOptions } from './storage/vacuum.js';
@@ -132,8 +132,25 @@ export class Database {
 
   /** Opens a table at its latest committed snapshot. */
   async table(name: string): Promise<Table> {
-    return new Table(this.store, name, await latestSnapshot(this.store, name));
+    return new Table(this.store, name, await this.latest(name));
   }
+
+  /**
+   * The newest snapshot of `name`. Snapshots are immutable, so the last one read is reused
+   * while the listing still shows the same newest object (path, size and mtime): a query
+   * then costs one listing instead of a listing, a read and a parse.
+   */
+  private async latest(name: string): Promise<SnapshotJson> {
+    const top = (await listSnapshots(this.store, name))[0];
+    const hit = this.snapshots.get(name);
+    if (top !== undefined && hit !== undefined && hit.path === top.path && hit.size === top.size && hit.mtimeMs === top.mtimeMs) return hit.snapshot;
+    const info = await latestSnapshotInfo(this.store, name);
+    if (top !== undefined && info.path === top.path) this.snapshots.set(name, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, snapshot: info.snapshot });
+    else this.snapshots.delete(name);
+    return info.snapshot;
+  }
+
+  private readonly snapshots = new Map<string, { path: string; size: number; mtimeMs: number; snapshot: SnapshotJson }>();
 
   async vacuum(name: string, options: VacuumOptions): Promise<Awaited<ReturnType<typeof vacuumTable>>> {
     await latestSnapshot(this.store, name); // fails cleanly for a missing table

@@ -74,6 +74,11 @@ function indexOf(d: Uint8Array, from: number, to: number, k: Uint8Array): number
   return -1;
 }
 
+/** An integral number within ±2^30 as a small integer (V8's smi), others unchanged. */
+function smi(v: number): number {
+  return v >= -1073741824 && v <= 1073741823 ? v | 0 : v;
+}
+
 /** PostgreSQL's float order: NaN equals NaN and sorts above everything. */
 function cmpFloat(a: number, b: number): number {
   if (a < b) return -1;
@@ -82,5 +87,5 @@ function cmpFloat(a: number, b: number): number {
   return a !== a ? (b !== b ? 0 : 1) : -1;
 }
 
-export const H = Object.freeze({ DEOPT, words, rtrim, eqBytes, cmpBytes, like, cmpFloat, divisionByZero, floatOverflow, outOfRange });
+export const H = Object.freeze({ DEOPT, smi, words, rtrim, eqBytes, cmpBytes, like, cmpFloat, divisionByZero, floatOverflow, outOfRange });
 export type Helpers = typeof H;

@@ -114,9 +114,16 @@ function generate(q: BoundSelect, residual: Expr | null): Compiled | null {
         header.push(`const T${j} = S.T[${j}];`);
         body.push(`const ${c} = (${f.n}) ? T${j}.nul() : T${j}.code(c${col}d, c${col}o[i], ${end});`);
       } else {
-        const kv = f.rep.k === 'bool' ? `((${f.v}) ? 1 : 0)` : f.v;
-        header.push(`const D${j} = S.D[${j}];`);
-        body.push(`const k${c} = (${f.n}) ? null : ${kv};`, `let ${c} = D${j}.get(k${c});`, `if (${c} === undefined) ${c} = S.numCode(${j}, k${c});`);
+        // Integers computed from two words are doubles to V8: as small integers (smi) they
+        // hash and store without a heap number per key.
+        const kv = f.rep.k === 'bool' ? `((${f.v}) ? 1 : 0)` : f.rep.k === 'big' || f.rep.k === 'dec' ? `H.smi(${f.v})` : f.v;
+        // The previous row's key first: data clustered on the key (orders' lines) skips the Map.
+        header.push(`const D${j} = S.D[${j}];`, `let lk${j} = undefined, lc${j} = 0;`);
+        body.push(
+          `const k${c} = (${f.n}) ? null : ${kv};`,
+          `let ${c} = lc${j};`,
+          `if (k${c} !== lk${j}) { ${c} = k${c} === null ? S.nullCode(${j}) : D${j}.code(k${c}); lk${j} = k${c}; lc${j} = ${c}; }`,
+        );
       }
       codes.push(c);
     }
@@ -132,7 +139,7 @@ function generate(q: BoundSelect, residual: Expr | null): Compiled | null {
         body.push(
           `{ let q; const c = ${codes[j]};`,
           `  if (g < 256 && c < 256) { const ix = (g << 8) | c; q = Q${j}[ix]; if (q < 0) q = ${make('ix', '-1')}; }`,
-          `  else { const pk = g * 67108864 + c; q = P${j}.get(pk); if (q === undefined) q = ${make('-1', 'pk')}; }`,
+          `  else { const pk = g * 67108864 + c; q = P${j}.get(pk); if (q < 0) q = ${make('-1', 'pk')}; }`,
           '  g = q; }',
         );
       }
@@ -200,6 +207,77 @@ function generate(q: BoundSelect, residual: Expr | null): Compiled | null {
   return { fn, consts: g.consts, source, aggs, keys };
 }
 
+/**
+ * An open-addressing hash table from numbers to ids (codes of a key's values, or pair ids):
+ * V8's Map takes about a microsecond per insert at millions of entries; this takes tens of
+ * nanoseconds. Keys compare as PostgreSQL's equality does: -0 is 0, NaN equals NaN.
+ * With `onNew`, `code(v)` assigns ids to new keys; without, `get`/`set` are used.
+ */
+class NumTable {
+  private keys = new Float64Array(1024);
+  private ids = new Int32Array(1024).fill(-1);
+  private mask = 1023;
+  private size = 0;
+  private readonly f = new Float64Array(1);
+  private readonly w = new Int32Array(this.f.buffer);
+
+  constructor(private readonly onNew: ((v: number) => number) | null) {}
+
+  private slot(v: number): number {
+    this.f[0] = v;
+    let h = Math.imul(this.w[0]! ^ Math.imul(this.w[1]!, 0x85ebca6b), 0x9e3779b1);
+    h ^= h >>> 15;
+    let at = h & this.mask;
+    for (;;) {
+      if (this.ids[at]! < 0) return at;
+      const k = this.keys[at]!;
+      if (k === v || (k !== k && v !== v)) return at;
+      at = (at + 1) & this.mask;
+    }
+  }
+
+  /** The id of `v`, or -1. */
+  get(v: number): number {
+    return this.ids[this.slot(v === 0 ? 0 : v)]!;
+  }
+
+  set(v: number, id: number): void {
+    if (v === 0) v = 0;
+    const at = this.slot(v);
+    if (this.ids[at]! < 0) this.size++;
+    this.keys[at] = v;
+    this.ids[at] = id;
+    if (this.size * 2 > this.mask) this.grow();
+  }
+
+  /** The code of `v`, assigned by `onNew` when it is new. */
+  code(v: number): number {
+    if (v === 0) v = 0;
+    const at = this.slot(v);
+    const id = this.ids[at]!;
+    if (id >= 0) return id;
+    const c = this.onNew!(v);
+    this.keys[at] = v;
+    this.ids[at] = c;
+    if (++this.size * 2 > this.mask) this.grow();
+    return c;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const ids = this.ids;
+    this.keys = new Float64Array(keys.length * 2);
+    this.ids = new Int32Array(ids.length * 2).fill(-1);
+    this.mask = this.keys.length - 1;
+    for (let i = 0; i < keys.length; i++) {
+      if (ids[i]! < 0) continue;
+      const at = this.slot(keys[i]!);
+      this.keys[at] = keys[i]!;
+      this.ids[at] = ids[i]!;
+    }
+  }
+}
+
 /** Dense codes of one text key's values. Strings of ≤ 2 bytes index a direct table. */
 class TextCodes {
   private readonly small = new Int32Array(1 + 256 + 65536).fill(-1);
@@ -263,12 +341,13 @@ export class GroupState {
   /** count(DISTINCT): per aggregate, the distinct values of each group. */
   readonly U: (Set<number> | undefined)[][];
   /** Per key: number → code (numeric keys), code → value. */
-  readonly D: Map<number | null, number>[];
+  readonly D: NumTable[];
   readonly numValues: (number | null)[][];
+  private readonly nullCodes: number[];
   readonly T: TextCodes[];
   readonly codeCount: number[];
   /** Level j ≥ 1: (id at level j-1, code j) → id; the last level's ids are group ids. */
-  readonly P: Map<number, number>[];
+  readonly P: NumTable[];
   /** The same for ids and codes under 256: a direct table (-1: not yet). */
   readonly Q: Int32Array[];
   readonly pairCount: number[];
@@ -288,11 +367,12 @@ export class GroupState {
     this.M = [];
     this.big = Array.from({ length: nAggs }, () => null);
     this.U = Array.from({ length: nAggs }, () => []);
-    this.D = Array.from({ length: nKeys }, () => new Map());
     this.numValues = Array.from({ length: nKeys }, () => []);
+    this.nullCodes = new Array<number>(nKeys).fill(-1);
+    this.D = Array.from({ length: nKeys }, (_v, j) => new NumTable((v) => this.numCode(j, v)));
     this.codeCount = new Array<number>(nKeys).fill(0);
     this.T = Array.from({ length: nKeys }, (_v, j) => new TextCodes(() => this.codeCount[j]!++));
-    this.P = Array.from({ length: nKeys }, () => new Map());
+    this.P = Array.from({ length: nKeys }, () => new NumTable(null));
     this.Q = Array.from({ length: nKeys }, (_v, j) => (j === 0 ? new Int32Array(0) : new Int32Array(65536).fill(-1)));
     this.pairCount = new Array<number>(nKeys).fill(0);
     this.gcodes = Array.from({ length: nKeys }, () => new Int32Array(0));
@@ -324,9 +404,14 @@ export class GroupState {
     this.cap = cap;
   }
 
-  numCode(j: number, v: number | null): number {
+  nullCode(j: number): number {
+    if (this.nullCodes[j]! < 0) this.nullCodes[j] = this.numCode(j, null);
+    return this.nullCodes[j]!;
+  }
+
+  /** A new code of key j for `v` (the table or nullCode remembers it). */
+  private numCode(j: number, v: number | null): number {
     const c = this.codeCount[j]!++;
-    this.D[j]!.set(v, c);
     this.numValues[j]![c] = v;
     if (this.nKeys === 1) this.groups = c + 1;
     return c;
@@ -439,7 +524,8 @@ export async function runCompiled(p: PlanInput, c: Compiled, onBatch: (rows: num
  */
 export interface Partial {
   readonly groups: number;
-  readonly keys: Value[][];
+  /** Raw key values: numbers as generated (converted once, after merging), text as strings. */
+  readonly keys: (number | string | null)[][];
   readonly A: Float64Array[];
   readonly C: Float64Array[];
   readonly big: (bigint[] | null)[];
@@ -450,14 +536,15 @@ export interface Partial {
 
 export function partialOf(S: GroupState, c: Compiled): Partial {
   const n = S.finalGroups();
-  const keys: Value[][] = [];
+  const keys: (number | string | null)[][] = [];
   for (const [j, k] of c.keys.entries()) {
-    const col = new Array<Value>(n);
-    for (let g = 0; g < n; g++) {
-      const code = c.keys.length === 1 ? g : S.gcodes[j]![g]!;
-      col[g] = k.rep.k === 'str' ? S.T[j]!.values[code]! : toValue(S.numValues[j]![code]!, k.rep, k.type);
+    const values = k.rep.k === 'str' ? S.T[j]!.values : S.numValues[j]!;
+    if (c.keys.length === 1) keys.push(values.slice(0, n));
+    else {
+      const col: (number | string | null)[] = [];
+      for (let g = 0; g < n; g++) col.push(values[S.gcodes[j]![g]!]!);
+      keys.push(col);
     }
-    keys.push(col);
   }
   const U = c.aggs!.map((a, j) => (a.call.distinct ? Array.from({ length: n }, (_v, g) => (S.U[j]![g] === undefined ? null : Float64Array.from(S.U[j]![g]!))) : []));
   return { groups: n, keys, A: S.A.map((a) => a.slice(0, n)), C: S.C.map((a) => a.slice(0, n)), big: S.big.map((b) => (b === null ? null : b.slice(0, n))), U, M: S.M.map((a) => a.slice(0, n)) };
@@ -466,25 +553,29 @@ export function partialOf(S: GroupState, c: Compiled): Partial {
 /** Partials merged by key (PostgreSQL's combine functions), then finalized: keys, then aggregates. */
 export function merge(c: Compiled, parts: readonly Partial[]): RowBatch {
   const aggs = c.aggs!;
-  const numericKey = c.keys.map((k) => k.type.id === 'numeric');
-  const index = new Map<Value, number>();
-  const keys: Value[][] = c.keys.map(() => []);
-  const acc: (number | bigint)[][] = aggs.map(() => []);
-  const cnt: number[][] = aggs.map(() => []);
-  const sets: Set<number>[][] = aggs.map(() => []);
-  const scales: number[][] = aggs.map(() => []);
+  const total = parts.reduce((a, p) => a + p.groups, 0);
+  const index = new Map<number | string | null, number>();
+  // Arrays grow by push: `new Array(n)` of millions is a slow dictionary-mode array in V8.
+  const keys: (number | string | null)[][] = c.keys.map(() => []);
+  // Per aggregate: count, accumulator (a number while exact), display scale, and the groups
+  // whose exact sum outgrew a number (bigint) or whose distinct values are kept.
+  const cnt = aggs.map(() => new Float64Array(total));
+  const acc = aggs.map(() => new Float64Array(total));
+  const scales = aggs.map(() => new Float64Array(total));
+  const big = aggs.map(() => new Map<number, bigint>());
+  const sets = aggs.map(() => new Map<number, Set<number>>());
   let n = 0;
   for (const p of parts) {
     for (let g = 0; g < p.groups; g++) {
-      let at = g;
+      let at = n;
       if (parts.length > 1) {
-        // One key: its value is the Map key (SameValueZero: bigints and numeric text by value,
-        // -0 is 0); several: their texts joined.
-        let k: Value;
+        // One key: its raw value is the Map key (SameValueZero: -0 is 0, NaN is NaN); several:
+        // their texts joined.
+        let k: number | string | null;
         if (keys.length === 1) k = p.keys[0]![g]!;
         else {
           k = '';
-          for (let j = 0; j < keys.length; j++) k += `${keyText(p.keys[j]![g]!, numericKey[j]!)}\u0000`;
+          for (let j = 0; j < keys.length; j++) k += `${keyText(p.keys[j]![g]!, false)}\u0000`;
         }
         at = index.get(k) ?? n;
         if (at === n) index.set(k, at);
@@ -493,24 +584,26 @@ export function merge(c: Compiled, parts: readonly Partial[]): RowBatch {
         n++;
         for (let j = 0; j < keys.length; j++) keys[j]!.push(p.keys[j]![g]!);
       }
-      for (const [j, a] of aggs.entries()) {
+      for (let j = 0; j < aggs.length; j++) {
+        const a = aggs[j]!;
         if (a.call.distinct) {
           const vals = p.U[j]![g];
-          const into = (sets[j]![at] ??= new Set());
+          let into = sets[j]!.get(at);
+          if (into === undefined) sets[j]!.set(at, (into = new Set()));
           if (vals !== null && vals !== undefined) for (const v of vals) into.add(v);
           cnt[j]![at] = into.size;
           continue;
         }
         const C = p.C[j]![g]!;
-        const A = p.A[j]![g]!;
-        const n0 = cnt[j]![at] ?? 0;
+        const n0 = cnt[j]![at]!;
         cnt[j]![at] = n0 + C;
         if (C === 0 || a.call.fn === 'count') continue;
-        const float = a.rep!.k === 'f4' || a.rep!.k === 'f8';
-        const prev = acc[j]![at];
+        const A = p.A[j]![g]!;
         const M = p.M[j]![g]!;
+        const prev = acc[j]![at]!;
+        const float = a.rep!.k === 'f4' || a.rep!.k === 'f8';
         if (a.call.fn === 'min' || a.call.fn === 'max') {
-          const better = float ? H.cmpFloat(A, prev as number) : A - (prev as number);
+          const better = float ? H.cmpFloat(A, prev) : A - prev;
           if (n0 === 0 || (a.call.fn === 'min' ? better < 0 : better > 0)) {
             acc[j]![at] = A;
             scales[j]![at] = M;
@@ -518,20 +611,35 @@ export function merge(c: Compiled, parts: readonly Partial[]): RowBatch {
           continue;
         }
         if (n0 === 0 || M > scales[j]![at]!) scales[j]![at] = M;
-        if (float) acc[j]![at] = n0 === 0 ? A : a.rep!.k === 'f4' && a.call.fn === 'sum' ? Math.fround((prev as number) + A) : (prev as number) + A;
+        if (float) {
+          acc[j]![at] = n0 === 0 ? A : a.rep!.k === 'f4' && a.call.fn === 'sum' ? Math.fround(prev + A) : prev + A;
+          continue;
+        }
+        // Exact: a number while it is one (|x| ≤ 2^53), the rest in a bigint.
+        const spill = p.big[j]?.[g];
+        const sum = (n0 === 0 ? 0 : prev) + A;
+        if (spill === undefined && sum <= 9007199254740991 && sum >= -9007199254740991) acc[j]![at] = sum;
         else {
-          // Exact: stays a number while it is one (|x| ≤ 2^53), else a bigint.
-          const spill = p.big[j]?.[g];
-          const sum = n0 === 0 ? A : typeof prev === 'number' ? prev + A : null;
-          acc[j]![at] = spill === undefined && sum !== null && sum <= 9007199254740991 && sum >= -9007199254740991 ? sum : (n0 === 0 ? 0n : BigInt(prev!)) + BigInt(A) + (spill ?? 0n);
+          big[j]!.set(at, (big[j]!.get(at) ?? 0n) + BigInt(n0 === 0 ? 0 : prev) + BigInt(A) + (spill ?? 0n));
+          acc[j]![at] = 0;
         }
       }
     }
   }
-  const cols: Value[][] = [...keys];
-  for (const [j, a] of aggs.entries()) {
-    const col = new Array<Value>(n);
-    for (let g = 0; g < n; g++) col[g] = aggValue(a, acc[j]![g], cnt[j]![g] ?? 0, scales[j]![g] ?? 0);
+  const cols: Value[][] = keys.map((col, j) => {
+    const k = c.keys[j]!;
+    if (k.rep.k === 'str') return col;
+    const out: Value[] = [];
+    for (let g = 0; g < n; g++) out.push(toValue(col[g] as number | null, k.rep, k.type));
+    return out;
+  });
+  for (let j = 0; j < aggs.length; j++) {
+    const a = aggs[j]!;
+    const col: Value[] = [];
+    for (let g = 0; g < n; g++) {
+      const b = big[j]!.get(g);
+      col.push(aggValue(a, b === undefined ? acc[j]![g]! : b + BigInt(acc[j]![g]!), cnt[j]![g]!, scales[j]![g]!));
+    }
     cols.push(col);
   }
   return { rows: n, cols };
