@@ -8,9 +8,9 @@
  *   scan batch ──▶ for each selected row i: [filter] → [group id] → [aggregate updates]
  *
  * Aggregate state lives in Float64Arrays indexed by group id; exact sums spill into bigints
- * before they leave ±2^52. Groups are found through one dense code per key (a Map for numbers,
- * a byte-keyed table for text, a direct table for strings of ≤ 2 bytes) and, for several keys,
- * a chain of Maps over code pairs. A query without aggregation compiles its residual filter
+ * before they leave ±2^52. Groups are found through one dense code per key (an open-addressing
+ * number table, a byte-keyed table for text, a direct table for strings of ≤ 2 bytes) and, for
+ * several keys, a chain of pair tables over codes. A query without aggregation compiles its residual filter
  * into a selection vector, so only matching rows are materialized for the operators above.
  *
  * The result is what the interpreter produces at the same point (../exec/run.ts): the groups
