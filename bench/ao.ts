@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../src/database.js';
 import { LocalStore } from '../src/storage/local.js';
-import type { ObjectInfo, ObjectStore, ObjectWriter } from '../src/storage/store.js';
+import type { ObjectStore } from '../src/storage/store.js';
+import { ForwardingStore } from '../src/storage/forwarding.js';
 import { columnOf } from '../src/types/builder.js';
 import type { Batch, Column } from '../src/types/column.js';
 
@@ -18,23 +19,16 @@ const COLUMNS = 200;
 const READ = ['c1', 'c101'];
 
 /** A store that counts what is read through it. */
-class CountingStore implements ObjectStore {
+class CountingStore extends ForwardingStore {
   readonly paths = new Set<string>();
   bytes = 0;
   reads = 0;
-  constructor(private readonly inner: ObjectStore) {}
-  get uri(): string {
-    return this.inner.uri;
-  }
-  get canAppend(): boolean {
-    return this.inner.canAppend;
-  }
   reset(): void {
     this.paths.clear();
     this.bytes = 0;
     this.reads = 0;
   }
-  async read(path: string, offset?: number, length?: number): Promise<Uint8Array> {
+  override async read(path: string, offset?: number, length?: number): Promise<Uint8Array> {
     const b = await this.inner.read(path, offset, length);
     if (!path.includes('/_snapshots/')) {
       this.paths.add(path);
@@ -42,27 +36,6 @@ class CountingStore implements ObjectStore {
       this.reads++;
     }
     return b;
-  }
-  stat(path: string): Promise<ObjectInfo | null> {
-    return this.inner.stat(path);
-  }
-  create(path: string): Promise<ObjectWriter> {
-    return this.inner.create(path);
-  }
-  append(path: string, offset: number): Promise<ObjectWriter> {
-    return this.inner.append(path, offset);
-  }
-  putIfAbsent(path: string, bytes: Uint8Array): Promise<boolean> {
-    return this.inner.putIfAbsent(path, bytes);
-  }
-  list(prefix: string): Promise<ObjectInfo[]> {
-    return this.inner.list(prefix);
-  }
-  delete(path: string): Promise<void> {
-    return this.inner.delete(path);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { Database } from '../src/database.js';
 import { LocalStore } from '../src/storage/local.js';
 import { S3Store } from '../src/storage/s3.js';
-import type { ObjectInfo, ObjectStore, ObjectWriter } from '../src/storage/store.js';
+import { ForwardingStore } from '../src/storage/forwarding.js';
+import type { ObjectStore } from '../src/storage/store.js';
 import { columnBytes, type Batch } from '../src/types/column.js';
 import { startS3 } from '../test/support/s3.js';
 import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';
@@ -23,42 +24,14 @@ import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';
 const PROJECTION = ['l_orderkey', 'l_extendedprice', 'l_shipdate'];
 
 /** Counts what reads fetch from any store. */
-class CountingStore implements ObjectStore {
+class CountingStore extends ForwardingStore {
   bytes = 0;
   reads = 0;
-  constructor(readonly inner: ObjectStore) {}
-  get uri(): string {
-    return this.inner.uri;
-  }
-  get canAppend(): boolean {
-    return this.inner.canAppend;
-  }
-  async read(path: string, offset?: number, length?: number): Promise<Uint8Array> {
+  override async read(path: string, offset?: number, length?: number): Promise<Uint8Array> {
     const b = await this.inner.read(path, offset, length);
     this.reads++;
     this.bytes += b.byteLength;
     return b;
-  }
-  stat(path: string): Promise<ObjectInfo | null> {
-    return this.inner.stat(path);
-  }
-  create(path: string): Promise<ObjectWriter> {
-    return this.inner.create(path);
-  }
-  append(path: string, offset: number): Promise<ObjectWriter> {
-    return this.inner.append(path, offset);
-  }
-  putIfAbsent(path: string, bytes: Uint8Array): Promise<boolean> {
-    return this.inner.putIfAbsent(path, bytes);
-  }
-  list(prefix: string): Promise<ObjectInfo[]> {
-    return this.inner.list(prefix);
-  }
-  delete(path: string): Promise<void> {
-    return this.inner.delete(path);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -66,18 +66,14 @@ export function storeUri(store: ObjectStore): string | null {
 }
 
 export class Database {
-  private constructor(
-    readonly store: ObjectStore,
-    /** Where the store was opened from, when it was (worker threads open their own); null for a wrapped ObjectStore. */
-    readonly uri: string | null = null,
-  ) {}
+  private constructor(readonly store: ObjectStore) {}
 
   /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
   static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA): Promise<Database> {
     if (typeof uri !== 'string') return new Database(uri);
     const store = await openStore(uri);
     STORE_URIS.set(store, uri);
-    return new Database(store, uri);
+    return new Database(store);
   }
 
   async tables(): Promise<TableInfo[]> {

@@ -3,6 +3,7 @@
  * vacuum, checksums. What other layers may use; nothing else is imported from deeper files.
  */
 export type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
+export { ForwardingStore } from './forwarding.js';
 export type {
   AoBlockJson,
   AoJson,

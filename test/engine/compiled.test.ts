@@ -7,14 +7,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Database } from '../../src/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { COMPILE, compile } from '../../src/engine/compile/pipeline.js';
 import { columnOf, type PgType, type Value } from '../../src/types/index.js';
 import { Rng } from '../support/random.js';
 import { tempDir } from '../support/tmp.js';
+import { loadFixtures } from './differential-setup.js';
 
 const ROWS = 40_000;
 
@@ -91,23 +90,6 @@ function setup(): Promise<Env> {
   return env;
 }
 
-function fixtures(): string[] {
-  const dir = join(import.meta.dirname, '../../fixtures/sql');
-  const out: string[] = [];
-  for (const file of readdirSync(dir).filter((f) => /^0\d-.*\.sql$/.test(f)).sort()) {
-    let buf: string[] = [];
-    for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
-      if (line.trim() === '' || line.startsWith('--')) continue;
-      buf.push(line);
-      if (line.trimEnd().endsWith(';')) {
-        out.push(buf.join('\n'));
-        buf = [];
-      }
-    }
-  }
-  return out;
-}
-
 async function answer(db: Database, sql: string, compiled: boolean): Promise<string> {
   COMPILE.enabled = compiled;
   try {
@@ -120,7 +102,7 @@ async function answer(db: Database, sql: string, compiled: boolean): Promise<str
   }
 }
 
-for (const sql of [...EXTRA, ...fixtures()]) {
+for (const sql of [...EXTRA, ...loadFixtures().filter((f) => /^0\d-/.test(f.file)).map((f) => f.sql)]) {
   test(sql, async () => {
     const { db } = await setup();
     const want = await answer(db, sql, false);

@@ -85,9 +85,9 @@ export interface Fixture {
   expect: string | null;
 }
 
-/** Every statement of fixtures/sql/*.sql, in file order. */
-export function loadFixtures(): Fixture[] {
-  const dir = join(import.meta.dirname, '../../fixtures/sql');
+/** Every statement of fixtures/<folder>/*.sql (fixtures/sql by default), in file order. */
+export function loadFixtures(folder = 'sql'): Fixture[] {
+  const dir = join(import.meta.dirname, '../../fixtures', folder);
   const out: Fixture[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
     let buf: string[] = [];

@@ -11,35 +11,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPaxd, runPg, sameRows } from './compare.js';
 import { pgSql, setupRelational } from './relational-setup.js';
+import { loadFixtures } from './differential-setup.js';
 
-interface Fixture {
-  file: string;
-  sql: string;
-  expect: string | null;
-}
-
-function loadFixtures(): Fixture[] {
-  const dir = join(import.meta.dirname, '../../fixtures/sql-relational');
-  const out: Fixture[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
-    let buf: string[] = [];
-    let expect: string | null = null;
-    for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
-      const m = /^--\s*paxd:\s*([0-9A-Z]{5})/.exec(line);
-      if (m) expect = m[1]!;
-      if (line.trim() === '' || line.startsWith('--')) continue;
-      buf.push(line);
-      if (line.trimEnd().endsWith(';')) {
-        out.push({ file, sql: buf.join('\n'), expect });
-        buf = [];
-        expect = null;
-      }
-    }
-  }
-  return out;
-}
-
-for (const f of loadFixtures()) {
+for (const f of loadFixtures('sql-relational')) {
   test(`${f.file}: ${f.sql.replace(/\s+/g, ' ').slice(0, 150)}`, async () => {
     const { db, pg } = await setupRelational();
     const mine = await runPaxd(db, f.sql);

@@ -112,13 +112,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
         await scan.end();
       }
       if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
-      if (agg !== null) {
-        let g = agg.finish();
-        if (q.having !== null) g = filter(g, q.having);
-        if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
-        return finish(q, [g], true, t);
-      }
-      return finish(q, batches, true, t);
+      return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
     }
     default: {
       const never: never = p;
@@ -147,11 +141,7 @@ async function runFused(p: Extract<Plan, { kind: 'pipeline' }>, t: RunTrace | nu
     return null;
   }
   if (t !== null) Object.assign(t, { stats: r.stats, scanLast: now() });
-  if (q.grouping === null) return finish(q, r.batches, true, t);
-  let g = r.batches[0]!;
-  if (q.having !== null) g = filter(g, q.having);
-  if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
-  return finish(q, [g], true, t);
+  return q.grouping === null ? finish(q, r.batches, true, t) : finishGroups(q, r.batches[0]!, t, now);
 }
 
 /**
@@ -174,13 +164,7 @@ async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTra
     if (agg !== null) agg.add(b);
     else batches.push(b);
   }
-  if (agg !== null) {
-    let g = agg.finish();
-    if (q.having !== null) g = filter(g, q.having);
-    if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
-    return finish(q, [g], true, t);
-  }
-  return finish(q, batches, true, t);
+  return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
 }
 
 /**
@@ -211,6 +195,13 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
 
 /** What `finish` reads of a query: its outputs, order and limits. */
 type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct'>;
+
+/** The groups of an aggregate (keys, then aggregates): HAVING, then projection, sort, LIMIT. */
+function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): QueryResult {
+  const g = q.having === null ? groups : filter(groups, q.having);
+  if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
+  return finish(q, [g], true, t);
+}
 
 /** Projection, then (when `order`) sort and LIMIT/OFFSET. */
 function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace | null): QueryResult {
