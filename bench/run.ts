@@ -18,6 +18,9 @@
  *             and COPY for --seconds S (60) on lineitem (--sf 0.1): queries/s, COPY rows/s, p50/p99 ms,
  *             errors, every acknowledged row present; and SELECT * of --rows N (1M) rows in text and
  *             binary: rows/s (--skip-pg)
+ *   fdw       paxd's table through postgres_fdw (paxd mirror) against a heap table and postgres_fdw to
+ *             PostgreSQL: a filter, count(*), GROUP BY, top-10 and SELECT * throughput at fetch_size 100
+ *             and 10000 on t1(a, b, c, d) of --rows N (5M; env FDW_ROWS), ratios against the targets
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -31,6 +34,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   engine: () => import('./engine.js'),
   inbox: () => import('./inbox.js'),
   wire: () => import('./wire.js'),
+  fdw: () => import('./fdw.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

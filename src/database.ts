@@ -25,6 +25,7 @@ import { topN as topNRows, type TopNOptions, type TopNResult } from './scan/topn
 import { aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from './scan/aggregate.js';
 import { deleteRows, type DeleteResult } from './scan/delete.js';
 import { compactTable, type CompactOptions, type CompactResult } from './scan/compact.js';
+import type { WriteSet } from './scan/write-set.js';
 
 export const DEFAULT_DATA = './paxd-data';
 
@@ -147,6 +148,23 @@ export class Database {
   }
 
   private readonly snapshots = new Map<string, { path: string; size: number; mtimeMs: number; snapshot: SnapshotJson }>();
+
+  /**
+   * The writes to `name` of the transaction block this view of the database belongs to
+   * (src/pgwire/transaction.ts overrides this); null outside a transaction block, where a
+   * statement commits its own writes (src/engine/statements/target.ts).
+   */
+  async writeSet(name: string): Promise<WriteSet | null> {
+    void name;
+    return null;
+  }
+
+  /**
+   * Throws when the running statement was cancelled (the wire server's sessions override
+   * this: CancelRequest, statement_timeout, shutdown); statements that loop over batches
+   * outside a Table's scan, and before they commit, call it.
+   */
+  checkInterrupts(): void {}
 
   async vacuum(name: string, options: VacuumOptions): Promise<Awaited<ReturnType<typeof vacuumTable>>> {
     await latestSnapshot(this.store, name); // fails cleanly for a missing table

@@ -18,6 +18,7 @@ import { FORMATS, formatOf, type Format } from '../insert/formats.js';
 import { inferSchema, formatColumns } from '../insert/infer.js';
 import { openInput } from '../insert/input.js';
 import { tableStats } from '../stats-report.js';
+import { runMirror, planFromNothing, mirrorOptions, maskUrl, MIRROR_DEFAULTS } from '../mirror/index.js';
 import { progress, formatBytes, formatCount, printTable } from './output.js';
 
 function dataOption(cmd: Command): Command {
@@ -238,13 +239,14 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       .option('--on-error <mode>', 'inbox and HTTP loads: abort (a bad row fails the file) or skip (bad rows go to its rejects)')
       .option('--vacuum-grace <duration>', 'background vacuum removes unreferenced files older than this (e.g. 10m, 1h)')
       .option('--work-mem <size>', 'memory budget of one statement or load (e.g. 64MB)')
-      .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent'),
+      .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
+      .option('--mirror <url>', 'PostgreSQL (postgres://…) to keep every table mirrored into as postgres_fdw foreign tables (docs/MIRROR.md; mirror_* config keys)'),
   ).action(async (o, cmd: Command) => {
     const given = (k: string) => cmd.getOptionValueSource(k) === 'cli';
     const flags: RawConfig = {};
     const map: [string, keyof RawConfig][] = [
       ['data', 'store'], ['listen', 'listen'], ['http', 'http'], ['inbox', 'inbox'], ['inboxCreate', 'inbox_create'], ['onError', 'on_error'],
-      ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'],
+      ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'], ['mirror', 'mirror'],
     ];
     for (const [opt, key] of map) if (given(opt)) flags[key] = o[opt];
     const config = loadConfig({ ...(o.config !== undefined ? { file: o.config } : {}), flags });
@@ -280,6 +282,63 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
       if (password === '') throw usage('paxd passwd: empty password on stdin');
       out((o.md5 ? md5Verifier(user, password) : scramVerifier(password)) + '\n');
     });
+
+  dataOption(
+    program
+      .command('mirror')
+      .description(
+        'declare every paxd table as a postgres_fdw foreign table in a PostgreSQL database (docs/MIRROR.md): the extension if missing, a foreign server ' +
+          'pointing at paxd serve, a user mapping, and one foreign table per paxd table (PostgreSQL types, NOT NULL, COLLATE "C" on strings); ' +
+          'changed tables are altered, dropped ones dropped; running it again changes nothing',
+      )
+      .option('--pg <url>', 'the PostgreSQL to declare them in, e.g. postgres://postgres@localhost:5432/app (env PAXD_MIRROR_PG)')
+      .option('--schema <name>', 'schema of the foreign tables in PostgreSQL (created if missing)', MIRROR_DEFAULTS.schema)
+      .option('--server <name>', 'name of the foreign server', MIRROR_DEFAULTS.server)
+      .option('--host <host>', 'host of paxd serve as PostgreSQL reaches it', MIRROR_DEFAULTS.host)
+      .option('--port <port>', 'port of paxd serve as PostgreSQL reaches it', positiveInt('--port'), MIRROR_DEFAULTS.port)
+      .option('--dbname <name>', 'dbname postgres_fdw sends to paxd', MIRROR_DEFAULTS.dbname)
+      .option('--user <name>', 'paxd user of the user mapping', MIRROR_DEFAULTS.user)
+      .option('--password <pw>', 'password of the user mapping (env PAXD_MIRROR_PASSWORD; postgres_fdw requires one for non-superusers); never printed')
+      .option('--for <role>', 'local role of the user mapping: CURRENT_USER, PUBLIC or a role name', MIRROR_DEFAULTS.forRole)
+      .option('--fetch-size <n>', 'rows per FETCH', positiveInt('--fetch-size'), MIRROR_DEFAULTS.fetchSize)
+      .option('--no-use-remote-estimate', 'do not ask paxd for estimates while planning (joins and aggregates are then pushed down less often)')
+      .option('--dry-run', 'print the SQL it would run (against the current state of --pg if given, else from nothing) and change nothing'),
+  ).action(async (o) => {
+    const url: string | undefined = o.pg ?? process.env.PAXD_MIRROR_PG;
+    if (url === undefined && !o.dryRun) throw usage('paxd mirror needs --pg postgres://… (or PAXD_MIRROR_PG)');
+    const password: string | undefined = o.password ?? process.env.PAXD_MIRROR_PASSWORD;
+    const options = mirrorOptions({
+      pg: url ?? '',
+      schema: o.schema,
+      server: o.server,
+      host: o.host,
+      port: o.port,
+      dbname: o.dbname,
+      user: o.user,
+      ...(password !== undefined ? { password } : {}),
+      forRole: o.for,
+      fetchSize: o.fetchSize,
+      useRemoteEstimate: o.useRemoteEstimate !== false,
+    });
+    const db = await Database.open(o.data);
+    try {
+      const r = url === undefined ? await planFromNothing(db, options) : await runMirror(db, options, { dryRun: o.dryRun === true });
+      if (o.dryRun) {
+        for (const s of r.steps) out(`${s.display};\n`);
+        if (r.steps.length === 0) out(`-- nothing to do: PostgreSQL already mirrors every table\n`);
+        return;
+      }
+      const where = `server ${options.server}, schema ${options.schema} in ${maskUrl(options.pg)}`;
+      out(
+        `mirrored ${r.created.length + r.altered.length + r.unchanged.length} table(s) to ${where}: ` +
+          `${r.created.length} created, ${r.altered.length} altered, ${r.dropped.length} dropped, ${r.unchanged.length} unchanged\n`,
+      );
+      if (password === undefined && r.steps.some((s) => s.kind === 'mapping'))
+        process.stderr.write('paxd: note: the user mapping has no password; postgres_fdw lets only superusers use it (set --password or PAXD_MIRROR_PASSWORD)\n');
+    } finally {
+      await db.close();
+    }
+  });
 
   dataOption(program.command('stats <table>').description('per-column and per-group statistics').option('--json', 'one JSON object')).action(
     async (table: string, o) => {

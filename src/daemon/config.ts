@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { PaxdError } from '../types/errors.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
+import { maskUrl } from '../mirror/index.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -60,9 +61,30 @@ export interface DaemonConfig {
   log_level: LogLevel;
   /** User name → SCRAM-SHA-256 verifier. Empty: no authentication (loopback only). */
   users: Record<string, string>;
+  /**
+   * A PostgreSQL (libpq URL) to mirror every table into as postgres_fdw foreign tables, kept in
+   * sync while the daemon runs (docs/MIRROR.md), or null. A secret: may hold a password.
+   */
+  mirror: string | null;
+  /** Schema of the foreign tables in that PostgreSQL. */
+  mirror_schema: string;
+  /** Name of the foreign server there. */
+  mirror_server: string;
+  /** This daemon's wire address as that PostgreSQL reaches it; null: the listen address. */
+  mirror_host: string | null;
+  /** 0: the port the wire server listens on. */
+  mirror_port: number;
+  mirror_dbname: string;
+  /** The paxd user and password of the user mapping (the password is a secret). */
+  mirror_user: string;
+  mirror_password: string | null;
+  mirror_fetch_size: number;
+  mirror_use_remote_estimate: boolean;
+  /** How often tables are compared with what was last mirrored (ms; 0: only at start). */
+  mirror_interval_ms: number;
 }
 
-type Kind = 'string' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users';
+type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users';
 
 /** The keys, their kinds and defaults: the closed set a config file may hold. */
 const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonConfig[K]; flag?: string } } = {
@@ -87,6 +109,17 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024 },
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
   users: { kind: 'users', default: {} },
+  mirror: { kind: 'string?', default: null },
+  mirror_schema: { kind: 'string', default: 'public' },
+  mirror_server: { kind: 'string', default: 'paxd' },
+  mirror_host: { kind: 'string?', default: null },
+  mirror_port: { kind: 'count', default: 0 },
+  mirror_dbname: { kind: 'string', default: 'paxd' },
+  mirror_user: { kind: 'string', default: 'paxd' },
+  mirror_password: { kind: 'string?', default: null },
+  mirror_fetch_size: { kind: 'count', default: 10_000 },
+  mirror_use_remote_estimate: { kind: 'bool', default: true },
+  mirror_interval_ms: { kind: 'duration', default: 5000 },
 };
 
 export const CONFIG_KEYS = Object.keys(KEYS) as (keyof DaemonConfig)[];
@@ -150,7 +183,18 @@ const MAX_BATCH_FILES = DEFAULT_INGESTED_WINDOW / 2;
 /** The configuration as `--print-config` shows it: JSON, secrets masked. */
 export function printableConfig(c: DaemonConfig): string {
   const masked = Object.fromEntries(Object.entries(c.users).map(([u, v]) => [u, maskVerifier(v)]));
-  return JSON.stringify({ ...c, users: masked }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        ...c,
+        users: masked,
+        mirror: c.mirror === null ? null : maskUrl(c.mirror),
+        mirror_password: c.mirror_password === null ? null : '********',
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 function maskVerifier(v: string): string {
@@ -175,6 +219,10 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
     case 'string':
       if (typeof v !== 'string' || v === '') throw bad('a non-empty string');
       return v as DaemonConfig[K];
+    case 'string?':
+      if (v === null || v === false || v === 'off' || v === '') return null as DaemonConfig[K];
+      if (typeof v !== 'string') throw bad('a string, or "off"');
+      return v as DaemonConfig[K];
     case 'path?':
       if (v === null || v === false || v === 'off') return null as DaemonConfig[K];
       if (typeof v !== 'string' || v === '') throw bad('a folder path');
@@ -191,7 +239,8 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
     case 'count': {
       const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
       if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw bad('a non-negative integer');
-      if (n === 0 && (key === 'inbox_batch_files' || key === 'inbox_queue' || key === 'max_connections')) throw bad('a positive integer');
+      if (n === 0 && (key === 'inbox_batch_files' || key === 'inbox_queue' || key === 'max_connections' || key === 'mirror_fetch_size')) throw bad('a positive integer');
+      if (key === 'mirror_port' && n > 65535) throw bad('a port number (0: the listen port)');
       return n as DaemonConfig[K];
     }
     case 'fraction': {

@@ -20,6 +20,7 @@ import { Inbox } from './inbox.js';
 import { Maintenance } from './maintenance.js';
 import { CountedStore } from './store-metrics.js';
 import { openStore } from '../storage/open.js';
+import { MirrorSync, mirrorOptions, maskUrl } from '../mirror/index.js';
 
 const DEFAULT_HTTP = defaultConfig().http;
 
@@ -47,6 +48,8 @@ export class Daemon {
     readonly http: HttpServer | null,
     readonly inbox: Inbox | null,
     readonly maintenance: Maintenance,
+    /** The postgres_fdw mirror kept in sync (config `mirror`), or null. */
+    readonly mirror: MirrorSync | null = null,
   ) {}
 
   static async start(config: DaemonConfig, deps: DaemonDeps = {}): Promise<Daemon> {
@@ -134,9 +137,10 @@ export class Daemon {
       metrics,
     );
     maintenance.start();
+    const mirror = config.mirror === null ? null : startMirror(config, db, wire, log, metrics);
     accepting = true;
     log.info({ inbox: config.inbox, http: config.http, listen: config.listen }, 'paxd: ready');
-    return new Daemon(config, db, log, metrics, wire, http, inbox, maintenance);
+    return new Daemon(config, db, log, metrics, wire, http, inbox, maintenance, mirror);
   }
 
   /**
@@ -151,6 +155,7 @@ export class Daemon {
       await Promise.all([
         this.http?.close(mode === 'fast'),
         this.maintenance.stop(),
+        this.mirror?.stop(),
         mode === 'smart' ? inboxStopped : undefined,
       ]);
       await this.wire?.close(mode);
@@ -159,6 +164,46 @@ export class Daemon {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * The postgres_fdw mirror (config `mirror`, docs/MIRROR.md): declared at start and re-synced
+ * whenever a table is created, altered or dropped (polled every mirror_interval_ms). It runs
+ * in the background: a PostgreSQL that is down is logged and retried, and never keeps the
+ * daemon from serving.
+ */
+function startMirror(config: DaemonConfig, db: Database, wire: RunningServer | null, log: Logger, metrics: DaemonMetrics): MirrorSync {
+  const o = mirrorOptions({
+    pg: config.mirror!,
+    schema: config.mirror_schema,
+    server: config.mirror_server,
+    host: config.mirror_host ?? (wire === null || wire.host === '0.0.0.0' || wire.host === '::' ? '127.0.0.1' : wire.host),
+    port: config.mirror_port !== 0 ? config.mirror_port : (wire?.port ?? parseListen(config.listen === 'off' ? '127.0.0.1:7432' : config.listen).port),
+    dbname: config.mirror_dbname,
+    user: config.mirror_user,
+    ...(config.mirror_password !== null ? { password: config.mirror_password } : {}),
+    fetchSize: config.mirror_fetch_size,
+    useRemoteEstimate: config.mirror_use_remote_estimate,
+  });
+  const where = `server ${o.server}, schema ${o.schema} in ${maskUrl(o.pg)}`;
+  const sync = new MirrorSync(db, o, config.mirror_interval_ms, {
+    onSynced: (r, ms) => {
+      metrics.mirrorSyncs.inc({ status: 'ok' });
+      metrics.mirrorTables.set(r.created.length + r.altered.length + r.unchanged.length);
+      if (r.steps.length > 0)
+        log.info(
+          { created: r.created, altered: r.altered, dropped: r.dropped, unchanged: r.unchanged.length, ms: Math.round(ms) },
+          `mirror: ${where}: ${r.created.length} created, ${r.altered.length} altered, ${r.dropped.length} dropped`,
+        );
+    },
+    onError: (e) => {
+      metrics.mirrorSyncs.inc({ status: 'error' });
+      metrics.backgroundErrors.inc({ task: 'mirror' });
+      log.warn({ err: e }, `mirror: ${where}: ${(e as Error).message}`);
+    },
+  });
+  sync.start().catch(() => undefined); // reported through onError, retried on the next tick
+  return sync;
 }
 
 /**

@@ -7,6 +7,7 @@
  *   paxd_query_duration_seconds_bucket{le="0.01"} 41
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { engineCounters } from '../engine/index.js';
 
 export class DaemonMetrics {
   readonly registry = new Registry();
@@ -35,6 +36,8 @@ export class DaemonMetrics {
   readonly storeReads = new Counter({ name: 'paxd_store_reads_total', help: 'Reads from the store (snapshot files apart from data files)', labelNames: ['kind'], registers: [this.registry] });
   readonly storeReadBytes = new Counter({ name: 'paxd_store_read_bytes_total', help: 'Bytes read from the store', labelNames: ['kind'], registers: [this.registry] });
   readonly storeObjectsCreated = new Counter({ name: 'paxd_store_objects_created_total', help: 'Objects (data files) created in the store', registers: [this.registry] });
+  readonly mirrorSyncs = new Counter({ name: 'paxd_mirror_syncs_total', help: 'Rounds of the postgres_fdw mirror that ran (at start, when a table changed, and every minute)', labelNames: ['status'], registers: [this.registry] });
+  readonly mirrorTables = new Gauge({ name: 'paxd_mirror_tables', help: 'Foreign tables the postgres_fdw mirror declares', registers: [this.registry] });
   readonly backgroundErrors = new Counter({ name: 'paxd_background_errors_total', help: 'Failed background tasks', labelNames: ['task'], registers: [this.registry] });
 
   /** The wire server's connection count, read at scrape time. */
@@ -48,6 +51,40 @@ export class DaemonMetrics {
       registers: [this.registry],
       collect() {
         this.set(self.wireConnections());
+      },
+    });
+    // The engine's process-wide scan counters (src/engine/counters.ts), read at scrape time:
+    // a count(*) that postgres_fdw sends shows as groups answered from statistics, none read.
+    new Counter({
+      name: 'paxd_scan_row_groups_total',
+      help: 'Row groups met by finished scans, by what happened to them',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      collect() {
+        const c = engineCounters();
+        this.reset();
+        this.inc({ outcome: 'read' }, c.groupsRead);
+        this.inc({ outcome: 'answered_from_statistics' }, c.groupsAnsweredFromStats);
+        this.inc({ outcome: 'skipped_by_predicate' }, c.groupsSkippedByPredicate);
+        this.inc({ outcome: 'skipped_by_bound' }, c.groupsSkippedByBound);
+      },
+    });
+    new Counter({
+      name: 'paxd_scans_total',
+      help: 'Table scans and statistics answers finished by the engine',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(engineCounters().scans);
+      },
+    });
+    new Counter({
+      name: 'paxd_scan_rows_read_total',
+      help: 'Rows read by finished scans',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(engineCounters().rowsRead);
       },
     });
     // Process metrics, event-loop lag among them (nodejs_eventloop_lag_seconds).

@@ -19,6 +19,14 @@
  * bool_and, bool_or, every, each with DISTINCT. `bindValue` and `bindCondition` bind the
  * expressions of other statements (./statements/).
  *
+ * postgres_fdw's dialect (issue 10): `x op ANY|ALL (ARRAY[…] | '{…}'::type[] | $n)` as the
+ * OR/AND of comparisons (an IN list the scan can push), `(ARRAY[…])[i]`, `~ ~* !~ !~*`
+ * (./exec/regex.ts), FOR UPDATE/SHARE (a no-op: the pinned snapshot is read), the `ctid`
+ * system column (./ctid.ts), `'t'::regclass` with pg_relation_size, whole-row
+ * `(r.*)::text IS NOT NULL` and ROW(…) (record text), stddev/variance families, string_agg
+ * and array_agg with ORDER BY and FILTER, percentile_cont/disc WITHIN GROUP, `pg_catalog.`
+ * qualified function names.
+ *
  * Relational queries (`bindQuery`): FROM lists, [INNER|LEFT|RIGHT|FULL|CROSS] JOIN … ON /
  * USING / NATURAL, subqueries in FROM (with column aliases), SELECT without FROM, UNION [ALL]
  * (./bind.ts `bindSetOp`), uncorrelated subqueries in expressions (run once, before binding:
@@ -50,8 +58,15 @@ import { castValue } from './exec/kernels.js';
 import { keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
+import { CTID_FIELD, canonicalTid, isCtidField } from './ctid.js';
+import { parseArrayText } from './exec/arrays.js';
+import { regexFor } from './exec/regex.js';
 
-export type AggName = 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or';
+export type AggName =
+  | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or'
+  | 'stddev_samp' | 'stddev_pop' | 'var_samp' | 'var_pop'
+  /** Collecting aggregates (./exec/hash-aggregate.ts keeps their inputs, sorted at the end). */
+  | 'string_agg' | 'array_agg' | 'percentile_cont' | 'percentile_disc';
 
 /** One aggregate call; `arg` reads the scan's columns, null for count(*). */
 export interface AggCall {
@@ -60,7 +75,16 @@ export interface AggCall {
   readonly type: PgType;
   /** count(DISTINCT x) and friends: each distinct non-NULL value counts once. */
   readonly distinct: boolean;
+  /** `agg(x ORDER BY …)`, and an ordered-set aggregate's WITHIN GROUP (ORDER BY x). */
+  readonly order?: readonly OrderItem[];
+  /** A constant argument: string_agg's delimiter, a percentile's fraction. */
+  readonly param?: Value;
+  /** FILTER (WHERE …) of a collecting aggregate: only the rows where it is true are kept. */
+  readonly filter?: Expr;
 }
+
+/** The aggregates that keep their inputs until the end. */
+export const COLLECTING_AGGREGATES: ReadonlySet<AggName> = new Set<AggName>(['string_agg', 'array_agg', 'percentile_cont', 'percentile_disc']);
 
 export interface OrderItem {
   readonly expr: Expr;
@@ -220,7 +244,20 @@ function inferParam(e: Expr, type: PgType): void {
   if (ctx.types[k] === null || ctx.types[k] === undefined) ctx.types[k] = engineType(type);
 }
 
-const AGGREGATES = new Set<string>(['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every']);
+const AGGREGATES = new Set<string>([
+  'count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every',
+  'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
+  'string_agg', 'array_agg', 'percentile_cont', 'percentile_disc',
+]);
+
+/** PostgreSQL 15's other built-in aggregates (docs 9.21): 0A000, whatever the call's syntax. */
+const UNSUPPORTED_AGGREGATES = new Set<string>(
+  ('bit_and bit_or bit_xor corr covar_pop covar_samp json_agg json_object_agg jsonb_agg jsonb_object_agg mode range_agg range_intersect_agg ' +
+    'regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy xmlagg rank dense_rank percent_rank cume_dist').split(' '),
+);
+
+/** Names that are other aggregates' aliases (PostgreSQL 15 docs 9.21). */
+const AGGREGATE_ALIAS: Readonly<Record<string, AggName>> = { every: 'bool_and', stddev: 'stddev_samp', variance: 'var_samp' };
 
 const ARITH: Record<string, ArithOp> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%' };
 const CMP: Record<string, CmpOp> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
@@ -246,8 +283,11 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   if (s.withClause !== undefined) throw notSupported('WITH');
   if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
-  if (s.lockingClause !== undefined) throw notSupported('FOR UPDATE/SHARE');
   if (s.windowClause !== undefined) throw notSupported('WINDOW');
+  // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
+  // and a conflicting write is detected when the writer commits (issue 10).
+  if (s.lockingClause !== undefined) lockingAllowed(s);
+  await resolveRegclasses(db, s);
   const from: AstNode[] = s.fromClause ?? [];
   const leaves: Leaf[] = [];
   let raw: RawFrom | null = null;
@@ -259,6 +299,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
     const r = await rawFrom(db, item, leaves);
     raw = raw === null ? r : { kind: 'join', type: 'cross', left: raw, right: r, on: null, using: null, natural: false };
   }
+  if (s.lockingClause !== undefined) lockedRelsExist(s, leaves);
   const exists = await existsJoins(db, s, leaves, raw!);
   const s1 = exists?.s ?? s;
   const subResults = await runSubLinks(db, s1, leaves);
@@ -287,7 +328,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
 async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
   if (s.op !== 'SETOP_UNION') throw notSupported(s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : 'EXCEPT');
   if (s.withClause !== undefined) throw notSupported('WITH');
-  if (s.lockingClause !== undefined) throw notSupported('FOR UPDATE/SHARE');
+  if (s.lockingClause !== undefined) throw new SqlError('unsupported', SQLSTATE.feature_not_supported, `${lockingName(s)} is not allowed with UNION/INTERSECT/EXCEPT`);
   if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
   const left = await bindQuery(db, { SelectStmt: s.larg as AstFields });
   const right = await bindQuery(db, { SelectStmt: s.rarg as AstFields });
@@ -699,6 +740,126 @@ class Binder {
     return kind === 'ANY_SUBLINK' ? E.or(parts) : E.and(parts);
   }
 
+  /**
+   * The elements of `x op ANY/ALL (array)`: an ARRAY[…] constructor, or an array literal
+   * (`'{1,2}'::integer[]`, or untyped, taking the element type of `x`), each element a
+   * constant of the element type. Null for a NULL array.
+   */
+  private arrayElements(node: AstNode, mode: Mode, x: Expr): Expr[] | null {
+    const n = fieldsOf(node);
+    switch (kindOf(node)) {
+      case 'A_ArrayExpr': {
+        return ((n.elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+      }
+      case 'TypeCast': {
+        if (n.typeName.arrayBounds === undefined) break;
+        const elem = typeOf({ ...n.typeName, arrayBounds: undefined });
+        const arg = this.expr(n.arg, mode);
+        if (arg.kind !== 'const') break;
+        if (arg.value === null) return null;
+        if (!unknownLiterals.has(arg) && categoryOf(arg.type) !== 'string') break;
+        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(parseText(elem, t), engineType(elem))));
+      }
+      case 'A_Const':
+      case 'ParamRef': {
+        // An untyped literal or parameter: array text of the element type of `x`.
+        const arg = this.expr(node, mode);
+        if (arg.kind !== 'const' || (!unknownLiterals.has(arg) && arg.type.id !== 'text')) break;
+        if (arg.value === null) return null;
+        const elem = unknownLiterals.has(x) ? T.text : x.type;
+        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(parseText(elem, t), engineType(elem))));
+      }
+      default:
+        break;
+    }
+    throw notSupported('ANY/ALL over anything but an array constructor or literal', locationOf(node));
+  }
+
+  /** `(ARRAY[a, b, …])[i]`: CASE i WHEN 1 THEN a WHEN 2 THEN b … END (NULL out of range, as PostgreSQL). */
+  private subscript(n: AstFields, mode: Mode): Expr {
+    const ind = n.indirection as AstNode[];
+    if (ind.length !== 1 || kindOf(ind[0]!) !== 'A_Indices' || fieldsOf(ind[0]!).is_slice === true) throw notSupported('array slices and field selection', locationOf(n.arg));
+    const arg = n.arg as AstNode;
+    let items: Expr[];
+    if (kindOf(arg) === 'A_ArrayExpr') items = ((fieldsOf(arg).elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+    else if (kindOf(arg) === 'TypeCast' && fieldsOf(arg).typeName.arrayBounds !== undefined) items = this.arrayElements(arg, mode, E.const(null, T.text)) ?? [];
+    else throw notSupported('subscripts of anything but an array constructor or literal', locationOf(arg));
+    if (items.length === 0) throw notSupported('subscripts of an empty array');
+    const unified = this.unify(items, 'ARRAY', locationOf(arg));
+    const idx0 = this.expr(fieldsOf(ind[0]!).uidx as AstNode, mode);
+    const idx = unknownLiterals.has(idx0) ? this.cast(idx0, T.int4) : idx0;
+    if (!isInteger(idx.type)) throw datatypeMismatch(`array subscript must have type integer`, locationOf(fieldsOf(ind[0]!).uidx as AstNode));
+    const type = unified[0]!.type;
+    if (idx.kind === 'const') {
+      const k = idx.value === null ? -1 : Number(idx.value);
+      return k >= 1 && k <= unified.length ? unified[k - 1]! : E.const(null, type);
+    }
+    const whens = unified.map((result, i) => ({ cond: this.compare('=', idx, E.const(i + 1, T.int4), -1), result }));
+    return E.case(whens, E.const(null, type), type);
+  }
+
+  /** `text ~ pattern` and its case-insensitive and negated forms; a constant pattern is checked now. */
+  private regex(l0: Expr, p0: Expr, op: string, location: number): Expr {
+    const fail = () => undefinedOperator(`${pgDisplayName(l0.type)} ${op} ${unknownLiterals.has(p0) ? 'unknown' : pgDisplayName(p0.type)}`, location);
+    const l = this.text(l0, fail);
+    const p = this.text(p0, fail);
+    const ci = op.includes('*');
+    if (p.kind === 'const' && p.value !== null) regexFor(p.value as string, ci);
+    const m = E.func(ci ? 'texticregexeq' : 'textregexeq', [l, p], BOOL);
+    return op.startsWith('!') ? E.not(m) : m;
+  }
+
+  /** ctid = / <> tid text: the other side is canonicalized (22P02 when it is not a tid). */
+  private compareTid(op: CmpOp, l0: Expr, r0: Expr, location: number): Expr {
+    if (op !== '=' && op !== '<>') throw notSupported(`operator ${op} on ctid`, location);
+    const side = (e: Expr): Expr => {
+      if (ctidExprs.has(e)) return e;
+      inferParam(e, T.text);
+      if (e.kind === 'const' && (unknownLiterals.has(e) || categoryOf(e.type) === 'string')) return E.const(e.value === null ? null : canonicalTid(String(e.value)), T.text);
+      throw undefinedOperator(`tid ${op} ${pgDisplayName(e.type)}`, location);
+    };
+    return E.cmp(op, side(l0), side(r0));
+  }
+
+  /**
+   * `(r.*)::text IS [NOT] NULL` (postgres_fdw's whole-row references): a row of a table not on
+   * the nullable side of an outer join always exists, so the test is constant.
+   */
+  private wholeRowTest(n: AstFields, mode: Mode): Expr | null {
+    let arg = n.arg as AstNode;
+    if (kindOf(arg) === 'TypeCast') arg = fieldsOf(arg).arg as AstNode;
+    else return null;
+    if (kindOf(arg) !== 'ColumnRef') return null;
+    const parts = fieldsOf(arg).fields as AstNode[];
+    if (parts.length !== 2 || kindOf(parts[1]!) !== 'A_Star') return null;
+    const leaf = this.leafNamed(str(parts[0]!), fieldsOf(arg).location as number);
+    const negated = n.nulltesttype === 'IS_NOT_NULL';
+    if (this.tree === null || !nullableLeaves(this.tree).has(leaf)) return E.const(negated, BOOL);
+    // On the nullable side of an outer join the row is NULL exactly when it was null-extended,
+    // which a NOT NULL column of the table shows.
+    const k = this.leaves[leaf]!.fields.findIndex((f) => f.notNull);
+    if (k < 0 || this.leaves[leaf]!.source.kind !== 'table') throw notSupported('whole-row references to the nullable side of an outer join', fieldsOf(arg).location as number);
+    return E.isNull(this.columnExpr(leaf, k, mode), negated);
+  }
+
+  /** The ctid column of a table leaf (a pseudo field read by slot; see ./ctid.ts). */
+  private ctidExpr(leaf: number, mode: Mode, location?: number): Expr {
+    if (this.leaves.length !== 1 || this.leaves[leaf]!.source.kind !== 'table') throw notSupported('ctid in joins and subqueries', location);
+    let i = this.slots.findIndex((c) => c.leaf === leaf && isCtidField(c.field));
+    if (i < 0) {
+      this.slots.push(Object.freeze({ leaf, field: CTID_FIELD }));
+      i = this.slots.length - 1;
+    }
+    const e = E.column(i, T.text, 'ctid');
+    ctidExprs.add(e);
+    if (mode.kind === 'scalar') return e;
+    const key = mode.keyNodes.indexOf(exprKey(e));
+    if (key < 0) throw groupingError(this.leaves[leaf]!.alias, 'ctid', location);
+    const k = E.column(key, T.text, 'ctid');
+    ctidExprs.add(k);
+    return k;
+  }
+
   /** What ./bind-functions.ts borrows to bind date/time and math calls. */
   private get fn(): FnBinder {
     return { cast: (e, t, l) => this.cast(e, t, l), isUnknown: (e) => unknownLiterals.has(e), unify: (x, w, l) => this.unify(x, w, l) };
@@ -1006,6 +1167,13 @@ class Binder {
       case 'A_Const':
         return literal(n);
       case 'TypeCast': {
+        const rc = regclassTables.get(n);
+        if (rc !== undefined) {
+          const e = E.const(rc.name, T.text);
+          regclassExprs.set(e, rc);
+          return e;
+        }
+        if (n.typeName.arrayBounds !== undefined) throw notSupported('array values outside = ANY / <> ALL and subscripts', n.location);
         if (isIntervalType(n.typeName)) return bindIntervalCast(this.expr(n.arg, mode), n.typeName, n.location, this.fn);
         const type = typeOf(n.typeName);
         return this.cast(this.expr(n.arg, mode), type, n.location);
@@ -1019,6 +1187,8 @@ class Binder {
         return E.not(args[0]!);
       }
       case 'NullTest': {
+        const whole = this.wholeRowTest(n, mode);
+        if (whole !== null) return whole;
         if (n.argisrow === true) throw notSupported('IS NULL on a row');
         return E.isNull(resolveUnknown(this.expr(n.arg, mode)), n.nulltesttype === 'IS_NOT_NULL');
       }
@@ -1040,6 +1210,18 @@ class Binder {
         return bindSqlValueFunction(n);
       case 'MinMaxExpr':
         return bindMinMax(n, (n.args as AstNode[]).map((a) => this.expr(a, mode)), this.fn);
+      case 'A_Indirection':
+        return this.subscript(n, mode);
+      case 'RowExpr': {
+        // ROW(a, b, …) as record_out's text; the engine has no record type (issue 10: whole-row references).
+        const args = ((n.args ?? []) as AstNode[]).map((a) => {
+          const e = this.expr(a, mode);
+          return unknownLiterals.has(e) ? this.cast(e, T.text) : e;
+        });
+        return E.func('record_out', args, T.text);
+      }
+      case 'A_ArrayExpr':
+        throw notSupported('array values outside = ANY / <> ALL and subscripts', n.location);
       default:
         throw notSupported(`${kind} expressions`, n.location);
     }
@@ -1058,6 +1240,7 @@ class Binder {
     if (parts.length === 2) {
       const leaf = this.leafNamed(parts[0]!, n.location);
       const ks = this.leaves[leaf]!.fields.flatMap((f, k) => (f.name === parts[1] ? [k] : []));
+      if (ks.length === 0 && parts[1] === 'ctid' && this.leaves[leaf]!.source.kind === 'table') return this.ctidExpr(leaf, mode, n.location);
       if (ks.length === 0) throw new SqlError('not_found', SQLSTATE.undefined_column, `column ${parts[0]}.${parts[1]} does not exist`, positionOf(n.location));
       if (ks.length > 1) throw ambiguousColumn(parts.join('.'), n.location);
       return this.columnExpr(leaf, ks[0]!, mode, n.location);
@@ -1069,6 +1252,11 @@ class Binder {
       if (this.isVisible(i) && l.hidden !== true) l.fields.forEach((f, k) => f.name === name && !this.hidden.has(`f${i}.${k}`) && hits.push({ kind: 'field', leaf: i, k }));
     });
     this.merges.forEach((m, i) => m.name === name && !this.hidden.has(`m${i}`) && hits.push({ kind: 'merge', m: i }));
+    if (hits.length === 0 && name === 'ctid') {
+      const tables = this.leaves.flatMap((l, i) => (this.isVisible(i) && l.hidden !== true && l.source.kind === 'table' ? [i] : []));
+      if (tables.length > 1) throw ambiguousColumn(name, n.location);
+      if (tables.length === 1) return this.ctidExpr(tables[0]!, mode, n.location);
+    }
     if (hits.length === 0) throw undefinedColumn(name, n.location);
     if (hits.length > 1) throw ambiguousColumn(name, n.location);
     return this.sourceIn(hits[0]!, name, mode, n.location);
@@ -1090,6 +1278,7 @@ class Binder {
         if (CMP[op] !== undefined) return this.compare(CMP[op]!, l, r, n.location);
         if (op === '||') return this.textcat(l, r, n.location);
         if (op === '~~' || op === '!~~' || op === '~~*' || op === '!~~*') return this.like(l, n.rexpr, mode, op, n.location);
+        if (op === '~' || op === '!~' || op === '~*' || op === '!~*') return this.regex(l, r, op, n.location);
         throw notSupported(`operator ${op}`, n.location);
       }
       case 'AEXPR_IN': {
@@ -1134,8 +1323,20 @@ class Binder {
         return n.kind === 'AEXPR_NOT_DISTINCT' ? same : E.not(same);
       }
       case 'AEXPR_OP_ANY':
-      case 'AEXPR_OP_ALL':
-        throw notSupported('ANY/ALL', n.location);
+      case 'AEXPR_OP_ALL': {
+        // x op ANY (array): the OR of the comparisons with the elements (AND for ALL): the
+        // same three-valued answer as PostgreSQL's scalar-array operator; an IN list of constants
+        // then goes into the scan's zone maps (./plan.ts).
+        const cmpOp = CMP[op];
+        if (cmpOp === undefined) throw notSupported(`operator ${op} with ANY/ALL`, n.location);
+        const l = this.expr(n.lexpr, mode);
+        const items = this.arrayElements(n.rexpr, mode, l);
+        if (items === null) return E.const(null, BOOL);
+        const any = n.kind === 'AEXPR_OP_ANY';
+        if (items.length === 0) return E.const(!any, BOOL);
+        const parts = items.map((x) => this.compare(cmpOp, l, x, n.location));
+        return any ? E.or(parts) : E.and(parts);
+      }
       case 'AEXPR_SIMILAR':
         throw notSupported('SIMILAR TO', n.location);
       default:
@@ -1166,11 +1367,16 @@ class Binder {
   }
 
   private compare(op: CmpOp, l0: Expr, r0: Expr, location: number): Expr {
+    if (ctidExprs.has(l0) || ctidExprs.has(r0)) return this.compareTid(op, l0, r0, location);
     const l = unknownLiterals.has(l0) && !unknownLiterals.has(r0) ? this.cast(l0, r0.type, location) : l0;
     const r = unknownLiterals.has(r0) && !unknownLiterals.has(l0) ? this.cast(r0, l.type, location) : r0;
     const type = unknownLiterals.has(l) && unknownLiterals.has(r) ? T.text : comparisonType(l.type, r.type);
     if (type === null) throw undefinedOperator(`${pgDisplayName(l.type)} ${op} ${pgDisplayName(r.type)}`, location);
-    if (type.id === 'jsonb') throw notSupported(`comparison of ${pgDisplayName(type)}`, location);
+    if (type.id === 'jsonb') {
+      // jsonb's = and <> compare values (1.0 = 1 inside documents): text of the comparison keys.
+      if (op !== '=' && op !== '<>') throw notSupported(`jsonb ${op} jsonb`, location);
+      return E.cmp(op, E.func('jsonb_eqkey', [this.cast(l, type, location)], T.text), E.func('jsonb_eqkey', [this.cast(r, type, location)], T.text));
+    }
     const lc = this.cast(l, type, location);
     const rc = this.cast(r, type, location);
     return dateComparison(op, lc, rc) ?? E.cmp(op, lc, rc);
@@ -1199,14 +1405,38 @@ class Binder {
   private funcCall(n: AstFields, mode: Mode): Expr {
     const names = (n.funcname as AstNode[]).map(str);
     const name0 = names[names.length - 1]!.toLowerCase();
+    // Built-ins live in pg_catalog (postgres_fdw qualifies some: pg_catalog.pg_relation_size).
+    if (names.length > 2) throw notSupported('function names qualified with a database', n.location);
+    if (names.length === 2 && names[0] !== 'pg_catalog') {
+      if (names[0] === 'public') throw undefinedFunction(`${names.join('.')}(…)`, n.location);
+      throw new SqlError('not_found', '3F000', `schema "${names[0]}" does not exist`, positionOf(n.location));
+    }
     if (!AGGREGATES.has(name0) || n.over !== undefined) return this.scalarFunc(name0, n, mode);
-    const name = name0 === 'every' ? 'bool_and' : name0;
+    const name = AGGREGATE_ALIAS[name0] ?? (name0 as AggName);
     if (mode.kind === 'scalar') throw aggregateNotAllowed(mode.clause, n.location);
-    if (n.agg_order !== undefined) throw notSupported('ORDER BY in aggregates', n.location);
     if (n.over !== undefined) throw notSupported('window functions', n.location);
     const args = (n.args ?? []) as AstNode[];
+    const ordered = name === 'percentile_cont' || name === 'percentile_disc';
+    // Without WITHIN GROUP no percentile signature matches the direct arguments alone.
+    if (ordered && n.agg_within_group !== true) {
+      const types = args.map((a) => {
+        const e = this.expr(a, { kind: 'scalar', clause: 'aggregate arguments' });
+        return unknownLiterals.has(e) ? 'unknown' : pgDisplayName(e.type);
+      });
+      throw undefinedFunction(`${name0}(${types.join(', ')})`, n.location);
+    }
+    if (ordered !== (n.agg_within_group === true))
+      throw new SqlError(
+        'invalid_input',
+        '42809',
+        ordered ? `WITHIN GROUP is required for ordered-set aggregate ${name0}` : `${name0} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`,
+        positionOf(n.location),
+      );
+    const order = n.agg_order === undefined ? undefined : ((n.agg_order as AstNode[]).map((o) => this.aggOrderItem(fieldsOf(o))) as OrderItem[]);
     let call: AggCall;
-    if (n.agg_star === true) {
+    if (ordered) call = this.orderedSetAggregate(name, args, order!, n);
+    else if (name === 'string_agg' || name === 'array_agg') call = this.collectingAggregate(name, args, order, n);
+    else if (n.agg_star === true) {
       if (name !== 'count') throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name}(*) specified, but ${name} is not an aggregate function`, positionOf(n.location));
       call = { fn: 'count', arg: null, type: T.int8, distinct: false };
     } else {
@@ -1221,9 +1451,10 @@ class Binder {
       // count(*) counts the rows where c is true.
       const cond = this.condition(n.agg_filter, { kind: 'scalar', clause: 'FILTER' }, 'FILTER');
       const x = call.arg ?? E.const(1, T.int4);
-      call = { ...call, arg: E.case([{ cond, result: x }], E.const(null, x.type), x.type) };
+      // array_agg keeps NULLs, so collecting aggregates drop the filtered rows themselves.
+      call = COLLECTING_AGGREGATES.has(call.fn) ? { ...call, filter: cond } : { ...call, arg: E.case([{ cond, result: x }], E.const(null, x.type), x.type) };
     }
-    const key = JSON.stringify([call.fn, call.distinct, call.arg === null ? null : exprKey(call.arg)]);
+    const key = JSON.stringify([call.fn, call.distinct, call.arg === null ? null : exprKey(call.arg), call.order?.map((o) => [exprKey(o.expr), o.desc, o.nullsFirst]) ?? null, call.filter === undefined ? null : exprKey(call.filter), exprKey(E.const(call.param ?? null, T.text))]);
     let j = mode.aggKeys.indexOf(key);
     if (j < 0) {
       mode.aggs.push(call);
@@ -1231,6 +1462,62 @@ class Binder {
       j = mode.aggs.length - 1;
     }
     return E.column(mode.keys.length + j, call.type, name0);
+  }
+
+  /** An ORDER BY item inside an aggregate call: over the scan's columns. */
+  private aggOrderItem(o: AstFields): OrderItem {
+    if (o.useOp !== undefined) throw notSupported('ORDER BY … USING');
+    const desc = o.sortby_dir === 'SORTBY_DESC';
+    const nullsFirst = o.sortby_nulls === 'SORTBY_NULLS_FIRST' ? true : o.sortby_nulls === 'SORTBY_NULLS_LAST' ? false : desc;
+    const e = this.expr(o.node as AstNode, { kind: 'scalar', clause: 'aggregate arguments' });
+    return { expr: unknownLiterals.has(e) ? this.cast(e, T.text) : e, desc, nullsFirst };
+  }
+
+  /** A constant aggregate argument (string_agg's delimiter, a fraction); 0A000 when it is not one. */
+  private constArg(node: AstNode, type: PgType, what: string): Value {
+    const e0 = this.expr(node, { kind: 'scalar', clause: 'aggregate arguments' });
+    const e = unknownLiterals.has(e0) || categoryOf(e0.type) === categoryOf(type) ? this.cast(e0, type) : e0;
+    if (e.type.id !== engineType(type).id) throw undefinedFunction(`${what}`, locationOf(node));
+    if (e.kind !== 'const') throw notSupported(`a non-constant ${what}`, locationOf(node));
+    return e.value;
+  }
+
+  /** string_agg(text, delimiter [ORDER BY …]) and array_agg(x [ORDER BY …]). */
+  private collectingAggregate(name: 'string_agg' | 'array_agg', args: AstNode[], order: OrderItem[] | undefined, n: AstFields): AggCall {
+    if (n.agg_star === true) throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name}(*) specified, but ${name} is not an aggregate function`, positionOf(n.location));
+    if (args.length !== (name === 'string_agg' ? 2 : 1)) throw undefinedFunction(`${name} with ${args.length} arguments`, n.location);
+    if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', ENGINE_SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
+    const bound = this.expr(args[0]!, { kind: 'scalar', clause: 'aggregate arguments' });
+    const distinct = n.agg_distinct === true;
+    if (name === 'array_agg') {
+      const arg = unknownLiterals.has(bound) ? this.cast(bound, T.text) : bound;
+      if (distinct && order !== undefined && order.some((o) => exprKey(o.expr) !== exprKey(arg)))
+        throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
+      // No array types: the result is array_out's text (issue 10).
+      return { fn: 'array_agg', arg, type: T.text, distinct, ...(order === undefined ? {} : { order }) };
+    }
+    const sig = () => undefinedFunction(`string_agg(${unknownLiterals.has(bound) ? 'unknown' : pgDisplayName(bound.type)}, text)`, n.location);
+    if (bound.type.id === 'bytea' && !unknownLiterals.has(bound)) throw notSupported('string_agg(bytea, bytea)', n.location);
+    const arg = this.text(bound, sig);
+    const param = this.constArg(args[1]!, T.text, 'string_agg delimiter');
+    if (distinct && order !== undefined && order.some((o) => exprKey(o.expr) !== exprKey(arg)))
+      throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
+    return { fn: 'string_agg', arg, type: T.text, distinct, param, ...(order === undefined ? {} : { order }) };
+  }
+
+  /** percentile_cont / percentile_disc (fraction) WITHIN GROUP (ORDER BY x). */
+  private orderedSetAggregate(name: AggName, args: AstNode[], order: OrderItem[], n: AstFields): AggCall {
+    if (args.length !== 1 || order.length !== 1) throw undefinedFunction(`${name} with ${args.length} direct and ${order.length} ordered arguments`, n.location);
+    if (kindOf(args[0]!) === 'A_ArrayExpr' || (kindOf(args[0]!) === 'TypeCast' && fieldsOf(args[0]!).typeName.arrayBounds !== undefined)) throw notSupported(`${name} of an array of fractions`, n.location);
+    const param = this.constArg(args[0]!, T.float8, `${name} fraction`);
+    const x = order[0]!;
+    let arg = x.expr;
+    if (name === 'percentile_cont') {
+      if (arg.type.id === 'interval') throw notSupported('percentile_cont of interval', n.location);
+      if (categoryOf(arg.type) !== 'numeric') throw undefinedFunction(`percentile_cont(double precision ORDER BY ${pgDisplayName(arg.type)})`, n.location);
+      arg = this.cast(arg, T.float8);
+    }
+    return { fn: name, arg, type: name === 'percentile_cont' ? T.float8 : arg.type, distinct: false, param, order: [{ ...x, expr: arg }] };
   }
 
   /** A string operand: unknown literals become text, varchar and bpchar cast to text; else 42883 via `fail`. */
@@ -1317,7 +1604,9 @@ class Binder {
   /** Scalar functions over text (PostgreSQL 15 docs 9.4); others are 0A000. */
   private scalarFunc(name: string, n: AstFields, mode: Mode): Expr {
     if (n.over !== undefined) throw notSupported('window functions', n.location);
-    if (n.agg_star === true || n.agg_distinct === true || n.agg_order !== undefined || n.agg_filter !== undefined)
+    const aggregateSyntax = n.agg_star === true || n.agg_distinct === true || n.agg_order !== undefined || n.agg_filter !== undefined || n.agg_within_group === true;
+    if (aggregateSyntax && UNSUPPORTED_AGGREGATES.has(name)) throw notSupported(`aggregate ${name}()`, n.location);
+    if (aggregateSyntax)
       throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name} is not an aggregate function`, positionOf(n.location));
     const args = ((n.args ?? []) as AstNode[]).map((a) => this.expr(a, mode));
     const sig = () => undefinedFunction(`${name}(${args.map((a) => (unknownLiterals.has(a) ? 'unknown' : pgDisplayName(a.type))).join(', ')})`, n.location);
@@ -1325,6 +1614,20 @@ class Binder {
       if (args.length < lo || args.length > hi) throw sig();
     };
     switch (name) {
+      case 'pg_relation_size': {
+        // The bytes of the table's data files in the pinned snapshot (postgres_fdw's ANALYZE
+        // divides by 8192 for relpages, docs postgres_fdw.md §i).
+        arity(1, 2);
+        const table = regclassExprs.get(args[0]!);
+        if (table === undefined) throw notSupported('pg_relation_size of anything but a regclass literal', n.location);
+        if (args.length === 2) {
+          const fork = args[1]!;
+          if (fork.kind !== 'const' || (fork.value !== 'main' && fork.value !== null)) return E.const(0n, T.int8);
+        }
+        let bytes = 0;
+        for (const f of table.snapshot.files) bytes += f.size;
+        return E.const(BigInt(bytes), T.int8);
+      }
       case 'length':
       case 'char_length':
       case 'character_length':
@@ -1383,6 +1686,20 @@ export function aggregateType(fn: AggName, t: PgType, location?: number): PgType
     case 'bool_or':
       if (t.id !== 'bool') throw sig();
       return T.bool;
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'var_samp':
+    case 'var_pop':
+      if (isInteger(t) || t.id === 'numeric') return T.numeric;
+      if (isFloat(t)) return T.float8;
+      throw sig();
+    case 'string_agg':
+    case 'array_agg':
+      return T.text;
+    case 'percentile_cont':
+      return T.float8;
+    case 'percentile_disc':
+      return t;
     case 'min':
     case 'max':
       if (t.id === 'bool' || t.id === 'jsonb' || t.id === 'uuid') throw sig();
@@ -1453,6 +1770,86 @@ function literal(n: AstFields): Expr {
   }
   if (n.bsval !== undefined) throw notSupported('bit-string literals', n.location);
   throw notSupported('this literal', n.location);
+}
+
+/** The leaves on the nullable side of an outer join in a FROM tree. */
+function nullableLeaves(raw: RawFrom, out = new Set<number>(), nullable = false): Set<number> {
+  if (raw.kind === 'leaf') {
+    if (nullable) out.add(raw.leaf);
+    return out;
+  }
+  nullableLeaves(raw.left, out, nullable || raw.type === 'right' || raw.type === 'full');
+  nullableLeaves(raw.right, out, nullable || raw.type === 'left' || raw.type === 'full');
+  return out;
+}
+
+/** `FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE` or `FOR KEY SHARE`: the first locking clause's strength. */
+function lockingName(s: AstFields): string {
+  const strength = fieldsOf((s.lockingClause as AstNode[])[0]!).strength as string;
+  return { LCS_FORNOKEYUPDATE: 'FOR NO KEY UPDATE', LCS_FORSHARE: 'FOR SHARE', LCS_FORKEYSHARE: 'FOR KEY SHARE' }[strength] ?? 'FOR UPDATE';
+}
+
+/** PostgreSQL's checks of a locking clause (CheckSelectLocking): 0A000 with GROUP BY, DISTINCT, aggregates. */
+function lockingAllowed(s: AstFields): void {
+  const name = lockingName(s);
+  const fail = (what: string) => new SqlError('unsupported', SQLSTATE.feature_not_supported, `${name} is not allowed with ${what}`);
+  if (s.distinctClause !== undefined) throw fail('DISTINCT clause');
+  if (s.groupClause !== undefined) throw fail('GROUP BY clause');
+  if (s.havingClause !== undefined) throw fail('HAVING clause');
+  if (((s.targetList ?? []) as AstNode[]).some((t) => hasAggregate(t))) throw fail('aggregate functions');
+}
+
+/** `FOR UPDATE OF r1, r2` (postgres_fdw's joins): each name must be a FROM item (42P01 otherwise). */
+function lockedRelsExist(s: AstFields, leaves: readonly Leaf[]): void {
+  for (const l of s.lockingClause as AstNode[])
+    for (const r of (fieldsOf(l).lockedRels ?? []) as AstNode[]) {
+      const name = fieldsOf(r).relname as string;
+      if (!leaves.some((x) => x.alias === name && x.hidden !== true))
+        throw new SqlError('not_found', SQLSTATE.undefined_table, `relation "${name}" in ${lockingName(s)} clause not found in FROM clause`, positionOf(fieldsOf(r).location as number));
+    }
+}
+
+/** Tables named by `'name'::regclass` casts, resolved before binding (the binder has no catalog access). */
+const regclassTables = new WeakMap<AstFields, Table>();
+
+/** Expressions that stand for a regclass (the table's name, as text), by table. */
+const regclassExprs = new WeakMap<Expr, Table>();
+
+/** ctid columns (tid text), for the comparisons they allow. */
+const ctidExprs = new WeakSet<Expr>();
+
+function isRegclass(typeName: AstFields): boolean {
+  const names = (typeName.names as AstNode[]).map(str);
+  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog');
+}
+
+/** Finds `'…'::regclass` casts of string literals in a statement and opens their tables (42P01 if missing). */
+async function resolveRegclasses(db: Database, s: AstFields): Promise<void> {
+  const found: AstFields[] = [];
+  const visit = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) return x.forEach(visit);
+    const o = x as Record<string, unknown>;
+    const tc = o['TypeCast'] as AstFields | undefined;
+    if (tc !== undefined && isRegclass(tc.typeName as AstFields)) found.push(tc);
+    for (const v of Object.values(o)) visit(v);
+  };
+  visit(s);
+  for (const tc of found) {
+    const arg = tc.arg as AstNode;
+    if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) throw notSupported('regclass casts of anything but a string literal', tc.location as number);
+    const text = (fieldsOf(arg).sval.sval as string | undefined) ?? '';
+    regclassTables.set(tc, await openTable(db, relationName(text, tc.location as number), tc.location as number));
+  }
+}
+
+/** The table a regclass literal names: `t`, `public.t`, `"T"`; another schema is 42P01. */
+function relationName(text: string, location: number): string {
+  const parts = text.trim().match(/("([^"]|"")*"|[^."]+)/g) ?? [];
+  const names = parts.map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()));
+  if (names.length === 2 && names[0] === 'public') return names[1]!;
+  if (names.length === 1) return names[0]!;
+  throw undefinedTable(text, location);
 }
 
 export function typeOf(typeName: AstFields): PgType {

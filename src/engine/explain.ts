@@ -14,10 +14,12 @@
  * snapshot's statistics decide before reading (bounds are only known while running, so 0);
  * with ANALYZE they are the scan's own counters (ScanStats), each node adds `(actual
  * time=first..last rows=n loops=1)`, and the output ends with `Execution Time: X ms`.
- * paxd shows no cost estimates.
+ * Each node line carries PostgreSQL's `  (cost=S..T rows=R width=W)` (./cost.ts), the estimate
+ * postgres_fdw's use_remote_estimate reads from the first line; `EXPLAIN (COSTS OFF)` omits it.
  */
 import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats } from '../scan/index.js';
 import type { Table } from '../database.js';
+import type { Field } from '../types/index.js';
 import type { RelNode } from './join-plan.js';
 import { groupStats } from '../scan/unit-stats.js';
 import type { Database } from '../database.js';
@@ -30,6 +32,8 @@ import { toText } from './exec/kernels.js';
 import { notSupported } from './errors.js';
 import { T } from './types.js';
 import type { QueryResult } from './result.js';
+import { isCtidField } from './ctid.js';
+import { type Cost, COST, aggregateCost, residualSelectivity, typeWidth, columnDistinct, DEFAULT_DISTINCT, estimateScan, formatCost, groupCount, limitCost, scanCost, sortCost, widthOf } from './cost.js';
 
 interface Node {
   name: string;
@@ -39,16 +43,20 @@ interface Node {
   /** ANALYZE: the node never ran (an inner join whose build side was empty). */
   never?: boolean;
   children?: Node[];
+  /** The planner's estimate (./cost.ts). */
+  cost?: Cost;
 }
 
 export async function explain(db: Database, s: AstFields): Promise<QueryResult> {
   let analyze = false;
+  let costs = true;
   for (const o of (s.options ?? []) as AstNode[]) {
     const d = fieldsOf(o);
     const name = (d.defname as string).toLowerCase();
     const value = d.arg === undefined ? 'true' : kindOf(d.arg) === 'String' ? str(d.arg).toLowerCase() : String(fieldsOf(d.arg).ival ?? fieldsOf(d.arg).boolval ?? '');
     const on = value !== 'false' && value !== 'off' && value !== '0';
     if (name === 'analyze') analyze = on;
+    else if (name === 'costs') costs = on;
     else if (name === 'format' && value !== 'text') throw notSupported(`EXPLAIN (FORMAT ${value.toUpperCase()})`);
     else if (!['verbose', 'costs', 'timing', 'summary', 'buffers', 'settings', 'wal', 'format'].includes(name)) throw notSupported(`EXPLAIN option ${name}`);
   }
@@ -60,7 +68,7 @@ export async function explain(db: Database, s: AstFields): Promise<QueryResult> 
     trace = newTrace();
     await run(p, trace);
   }
-  const lines = render(describePlan(p, trace));
+  const lines = render(describePlan(p, trace), costs);
   if (trace !== null) lines.push(`Execution Time: ${trace.finishAt.toFixed(3)} ms`);
   return { command: 'EXPLAIN', tag: 'EXPLAIN', fields: [{ name: 'QUERY PLAN', type: T.text }], rows: lines.map((l) => [l]) };
 }
@@ -88,22 +96,36 @@ function sortKeyLine(orderBy: readonly { expr: Expr; desc: boolean; nullsFirst: 
 }
 
 /** Aggregate, DISTINCT, Sort and Limit over `node`, the same for single-table and relational plans. */
-function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, scanNames: readonly string[], t: RunTrace | null): Node {
+function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, scanNames: readonly string[], t: RunTrace | null, ndv: (e: Expr, rows: number) => number): Node {
   let node = node0;
+  const outWidth = widthOf(q.targets.map((x) => x.expr.type));
+  let cost: Cost = node0.cost!;
   const aggNames = q.grouping === null ? [] : [...q.grouping.keys.map((k) => sql(k, scanNames)), ...q.grouping.aggs.map((a) => `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${a.arg === null ? '*' : sql(a.arg, scanNames)})`)];
   const outNames = q.grouping === null ? scanNames : aggNames;
   if (q.grouping !== null) {
     const keys = q.grouping.keys.map((k) => sql(k, scanNames));
+    const groups = keys.length === 0 ? 1 : groupCount(q.grouping.keys.map((k) => ndv(k, cost.rows)), cost.rows);
+    cost = aggregateCost(cost, groups, outWidth, Math.max(1, q.grouping.keys.length + q.grouping.aggs.length));
+    if (q.having !== null && keys.length > 0) cost = { ...cost, rows: cost.rows / 3 };
     node = {
+      cost,
       name: keys.length === 0 ? 'Aggregate' : 'HashAggregate',
       details: [...(keys.length === 0 ? [] : [`Group Key: ${keys.join(', ')}`]), ...(q.having === null ? [] : [`Filter: ${sql(q.having, aggNames)}`])],
       children: [node],
       ...at(t, t?.aggRows ?? 0, t?.aggAt ?? 0, t?.aggAt ?? 0),
     };
   }
-  if (q.distinct) node = { name: 'HashAggregate', details: [`Group Key: ${q.targets.map((x) => sql(x.expr, outNames)).join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
-  if (q.orderBy.length > 0) node = { name: 'Sort', details: [sortKeyLine(q.orderBy, outNames)], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
-  if (q.limit !== null || q.offset !== 0) node = { name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  if (q.distinct) {
+    cost = aggregateCost(cost, groupCount(q.targets.map(() => DEFAULT_DISTINCT), cost.rows), outWidth, q.targets.length);
+    node = { cost, name: 'HashAggregate', details: [`Group Key: ${q.targets.map((x) => sql(x.expr, outNames)).join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  }
+  if (q.grouping === null && !q.distinct) cost = { ...cost, width: outWidth };
+  if (q.orderBy.length > 0) {
+    cost = sortCost(cost, q.limit === null ? null : q.limit + q.offset);
+    node = { cost, name: 'Sort', details: [sortKeyLine(q.orderBy, outNames)], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  }
+  if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  else if (node === node0) node = { ...node, cost };
   return node;
 }
 
@@ -113,22 +135,39 @@ function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' }>, t: R
   const rowGroups = rowGroupsLine(t?.stats ?? estimate(q.table, p.where, p.kind === 'stats-aggregate'));
   const scanNames = q.columns.map((f) => f.name);
   const scanAt = at(t, t?.scanRows ?? 0, t?.scanFirst ?? 0, t?.scanLast ?? 0);
+  // ctid is a 6-byte tid in PostgreSQL (text in the engine).
+  const scanWidth = q.columns.reduce((w, f) => w + (isCtidField(f) ? 6 : typeWidth(f.type)), 0);
+  let tableRows = 0;
+  for (const f of q.table.snapshot.files) for (const g of f.groups) tableRows += g.live;
+  const ndv = (e: Expr, rows: number): number => (e.kind === 'column' ? Math.min(rows, columnDistinct(q.table, q.columns[e.slot]!, tableRows)) : Math.min(rows, DEFAULT_DISTINCT));
+  const residualSel = residualSelectivity(
+    p.kind === 'pipeline' ? p.residual : null,
+    (c) => ndv(c, tableRows),
+    (c) => (c.kind === 'column' && !isCtidField(q.columns[c.slot]!) ? { table: q.table, field: q.columns[c.slot]! } : undefined),
+  );
+  const est = estimateScan(q.table, p.where, residualSel, p.kind === 'stats-aggregate');
   switch (p.kind) {
     case 'stats-aggregate': {
-      const scan: Node = { name: `Statistics Scan on ${q.table.name}`, details: [...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), rowGroups], ...scanAt };
-      return { name: 'Aggregate', details: [], children: [scan], ...at(t, 1, t?.aggAt ?? 0, t?.aggAt ?? 0) };
+      const sc = scanCost(est, scanWidth);
+      const scan: Node = {
+        cost: sc, name: `Statistics Scan on ${q.table.name}`, details: [...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), rowGroups], ...scanAt };
+      return { cost: aggregateCost(sc, 1, widthOf(q.targets.map((x) => x.expr.type)), 0), name: 'Aggregate', details: [], children: [scan], ...at(t, 1, t?.aggAt ?? 0, t?.aggAt ?? 0) };
     }
     case 'top-n': {
-      const scan: Node = { name: `Top-N Scan on ${q.table.name}`, details: [sortKeyLine(q.orderBy, scanNames), ...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), rowGroups], ...scanAt };
-      return { name: 'Limit', details: [], children: [scan], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+      const n = Math.min(est.rowsOut, q.limit! + q.offset);
+      const startup = est.rowsRead * COST.readRow;
+      const sc: Cost = { startup, total: startup + n * COST.returnRow, rows: n, width: widthOf(q.targets.map((x) => x.expr.type)) };
+      const scan: Node = { cost: sc, name: `Top-N Scan on ${q.table.name}`, details: [sortKeyLine(q.orderBy, scanNames), ...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), rowGroups], ...scanAt };
+      return { cost: limitCost(sc, q.limit, q.offset), name: 'Limit', details: [], children: [scan], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
     }
     case 'pipeline': {
       const scan: Node = {
+        cost: scanCost(est, scanWidth),
         name: `Seq Scan on ${q.table.name}`,
         details: [...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), ...(p.residual === null ? [] : [`Filter: ${sql(p.residual, scanNames)}`]), rowGroups],
         ...scanAt,
       };
-      return describeTop(q, scan, scanNames, t);
+      return describeTop(q, scan, scanNames, t, ndv);
     }
     default: {
       const never: never = p;
@@ -141,6 +180,25 @@ function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' }>, t: R
 function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrace | null): Node {
   const q = p.query;
   const names = q.columns.map((c) => `${q.leaves[c.leaf]!.alias}.${q.leaves[c.leaf]!.fields[fieldIndex(q, c.leaf, c.field.fieldId)]?.name ?? c.field.name}`);
+  // Where each slot comes from, for distinct-value estimates of join and group keys.
+  const slotSource = new Map<number, { table: Table; field: Field; rows: number }>();
+  const collect = (n: RelNode): void => {
+    if (n.kind === 'scan') {
+      let rows = 0;
+      for (const f of n.table.snapshot.files) for (const g of f.groups) rows += g.live;
+      n.slots.forEach((slot, k) => slotSource.set(slot, { table: n.table, field: n.fields[k]!, rows }));
+    } else if (n.kind === 'join') {
+      collect(n.probe);
+      collect(n.build);
+    }
+  };
+  collect(p.root);
+  const ndv = (e: Expr, rows: number): number => {
+    const src = e.kind === 'column' ? slotSource.get(e.slot) : undefined;
+    return src === undefined ? Math.min(rows, DEFAULT_DISTINCT) : Math.min(rows, columnDistinct(src.table, src.field, src.rows));
+  };
+  const widthOfSlots = (slots: readonly number[]) => widthOf(slots.map((s) => q.columns[s]?.field.type).filter((x) => x !== undefined));
+  const filtered = (c: Cost, f: Expr | null): Cost => (f === null ? c : { ...c, rows: c.rows / 3 });
   const rel = (n: RelNode): Node => {
     const tr = t?.nodes.get(n);
     const actual = t === null ? {} : tr === undefined ? { never: true } : { actual: { rows: tr.rows, first: tr.first, last: tr.last } };
@@ -148,22 +206,26 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
       case 'scan': {
         const pushed = n.where === undefined ? null : describePredicate(bindPredicate(n.where, n.table.fields, n.table.name));
         return {
+          cost: scanCost(estimateScan(n.table, n.where, residualSelectivity(n.filter, (c) => ndv(c, Infinity), (c) => (c.kind === 'column' ? slotSource.get(c.slot) : undefined)), false), widthOfSlots(n.slots)),
           name: `Seq Scan on ${n.table.name}${n.alias !== n.table.name ? ` ${n.alias}` : ''}`,
           details: [...(pushed === null ? [] : [`Pushed Filter: ${pushed}`]), ...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`]), rowGroupsLine(tr?.stats ?? estimate(n.table, n.where, false))],
           ...actual,
         };
       }
       case 'values':
-        return { name: `Values Scan on ${p.query.leaves[n.leaf]!.alias}`, details: [...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])], ...actual };
+        return { cost: filtered({ startup: 0, total: n.rows.length * COST.returnRow, rows: n.rows.length, width: widthOfSlots(n.slots) }, n.filter), name: `Values Scan on ${p.query.leaves[n.leaf]!.alias}`, details: [...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])], ...actual };
       case 'result':
-        return { name: 'Result', details: n.filter === null ? [] : [`One-Time Filter: ${sql(n.filter, names)}`], ...actual };
-      case 'subquery':
+        return { cost: { startup: 0, total: COST.returnRow, rows: 1, width: 0 }, name: 'Result', details: n.filter === null ? [] : [`One-Time Filter: ${sql(n.filter, names)}`], ...actual };
+      case 'subquery': {
+        const child = describePlan(planQuery(n.query), t?.subs?.get(n) ?? null);
         return {
+          cost: filtered(child.cost!, n.filter),
           name: `Subquery Scan on ${n.alias}`,
           details: n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`],
-          children: [describePlan(planQuery(n.query), t?.subs?.get(n) ?? null)],
+          children: [child],
           ...actual,
         };
+      }
       case 'join': {
         const kind = n.semi ? ' Semi Join' : n.anti ? ' Anti Join' : n.preserveProbe && n.preserveBuild ? ' Full Join' : n.preserveProbe ? ' Left Join' : n.preserveBuild ? ' Right Join' : n.probeKeys.length > 0 ? ' Join' : '';
         const conds = n.probeKeys.map((k, i) => `(${sql(k, names)} = ${sql(n.buildKeys[i]!, names)})`);
@@ -173,9 +235,24 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
           ...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`]),
         ];
         const build = rel(n.build);
+        const probe = rel(n.probe);
+        const pc = probe.cost!;
+        const bc = build.cost!;
+        const keyed = n.probeKeys.length > 0;
+        let rows = keyed
+          ? (pc.rows * bc.rows) / Math.max(1, ...n.probeKeys.map((k) => ndv(k, pc.rows)), ...n.buildKeys.map((k) => ndv(k, bc.rows)))
+          : pc.rows * bc.rows;
+        if (n.semi || n.anti) rows = pc.rows / 2;
+        if (n.preserveProbe) rows = Math.max(rows, pc.rows);
+        if (n.preserveBuild) rows = Math.max(rows, bc.rows);
+        if (n.joinFilter !== null) rows /= 3;
+        if (n.filter !== null) rows /= 3;
+        const width = n.semi || n.anti ? pc.width : pc.width + bc.width;
+        const startup = keyed ? bc.total + bc.rows * COST.operator + pc.startup : pc.startup + bc.total;
+        const total = keyed ? startup + (pc.total - pc.startup) + pc.rows * COST.operator + rows * COST.returnRow : pc.total + bc.total + pc.rows * bc.rows * COST.operator + rows * COST.returnRow;
         const btr = t?.nodes.get(n.build);
-        const inner: Node = n.probeKeys.length > 0 ? { name: 'Hash', details: [], children: [build], ...(btr === undefined ? (t === null ? {} : { never: true }) : { actual: { rows: btr.buildRows ?? btr.rows, first: btr.last, last: btr.last } }) } : build;
-        return { name: n.probeKeys.length > 0 ? `Hash${kind}` : `Nested Loop${kind}`, details, children: [rel(n.probe), inner], ...actual };
+        const inner: Node = n.probeKeys.length > 0 ? { cost: { startup: bc.total, total: bc.total, rows: bc.rows, width: bc.width }, name: 'Hash', details: [], children: [build], ...(btr === undefined ? (t === null ? {} : { never: true }) : { actual: { rows: btr.buildRows ?? btr.rows, first: btr.last, last: btr.last } }) } : build;
+        return { cost: { startup, total, rows, width }, name: n.probeKeys.length > 0 ? `Hash${kind}` : `Nested Loop${kind}`, details, children: [probe, inner], ...actual };
       }
       default: {
         const never: never = n;
@@ -183,7 +260,7 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
       }
     }
   };
-  return describeTop(q, rel(p.root), names, t);
+  return describeTop(q, rel(p.root), names, t, ndv);
 }
 
 function fieldIndex(q: BoundJoinSelect, leaf: number, fieldId: number): number {
@@ -196,16 +273,24 @@ function fieldIndex(q: BoundJoinSelect, leaf: number, fieldId: number): number {
 function describeUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null): Node {
   const q = p.query;
   const names = q.fields.map((f) => f.name);
-  let node: Node = { name: 'Append', details: [], children: [describePlan(p.left, t?.sides?.[0] ?? null), describePlan(p.right, t?.sides?.[1] ?? null)], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
-  if (!q.all) node = { name: 'HashAggregate', details: [`Group Key: ${names.join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  const left = describePlan(p.left, t?.sides?.[0] ?? null);
+  const right = describePlan(p.right, t?.sides?.[1] ?? null);
+  const lc = left.cost!;
+  const rc = right.cost!;
+  let cost: Cost = { startup: lc.startup, total: lc.total + rc.total, rows: lc.rows + rc.rows, width: Math.max(lc.width, rc.width) };
+  let node: Node = { cost, name: 'Append', details: [], children: [left, right], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  if (!q.all) cost = aggregateCost(cost, cost.rows, cost.width, names.length);
+  if (!q.all) node = { cost, name: 'HashAggregate', details: [`Group Key: ${names.join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  if (q.orderBy.length > 0) cost = sortCost(cost, q.limit === null ? null : q.limit + q.offset);
   if (q.orderBy.length > 0)
     node = {
+      cost,
       name: 'Sort',
       details: [`Sort Key: ${q.orderBy.map((o) => `${names[o.index]}${o.desc ? ' DESC' : ''}${o.nullsFirst !== o.desc ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ')}`],
       children: [node],
       ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0),
     };
-  if (q.limit !== null || q.offset !== 0) node = { name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   return node;
 }
 
@@ -225,11 +310,12 @@ function estimate(table: Table, where: Predicate | undefined, fromStats: boolean
   return s;
 }
 
-function render(root: Node): string[] {
+function render(root: Node, costs: boolean): string[] {
   const out: string[] = [];
   const visit = (n: Node, depth: number): void => {
-    const actual = n.actual !== undefined ? `  (actual time=${n.actual.first.toFixed(3)}..${n.actual.last.toFixed(3)} rows=${n.actual.rows} loops=1)` : n.never === true ? '  (never executed)' : '';
-    out.push(depth === 0 ? `${n.name}${actual}` : `${' '.repeat(6 * depth - 4)}->  ${n.name}${actual}`);
+    const cost = costs && n.cost !== undefined ? `  ${formatCost(n.cost)}` : '';
+    const actual = n.actual !== undefined ? `${cost === '' ? '  ' : ' '}(actual time=${n.actual.first.toFixed(3)}..${n.actual.last.toFixed(3)} rows=${n.actual.rows} loops=1)` : n.never === true ? `${cost === '' ? '  ' : ' '}(never executed)` : '';
+    out.push(depth === 0 ? `${n.name}${cost}${actual}` : `${' '.repeat(6 * depth - 4)}->  ${n.name}${cost}${actual}`);
     for (const d of n.details) out.push(`${' '.repeat(6 * depth + 2)}${d}`);
     for (const c of n.children ?? []) visit(c, depth + 1);
   };

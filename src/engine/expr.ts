@@ -40,7 +40,15 @@ export type Expr =
  */
 export type ScalarFn = TextFn | DateTimeFn | MathFn;
 
-export type TextFn = 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat' | 'octet_length';
+export type TextFn =
+  | 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat' | 'octet_length'
+  /** `text ~ pattern` / `~*` (PostgreSQL's textregexeq / texticregexeq; ./exec/regex.ts). */
+  | 'textregexeq'
+  | 'texticregexeq'
+  /** ROW(a, b, …) as record_out's text `(a,b,…)`; not strict (a NULL field is empty). */
+  | 'record_out'
+  /** jsonb (normalized text) → a text equal for equal jsonb values (jsonb `=` and `<>`; ./exec/jsonb.ts). */
+  | 'jsonb_eqkey';
 
 export type DateTimeFn =
   | 'date_pli' // date + int4 → date
@@ -65,6 +73,8 @@ export type MathFn = 'abs' | 'round' | 'trunc' | 'ceil' | 'floor' | 'sign' | 'mo
 /** The SQL operator a function stands for, for EXPLAIN: date_pli(d, 1) is `(d + 1)`. */
 export const OPERATOR_OF: Readonly<Partial<Record<ScalarFn, string>>> = Object.freeze({
   textcat: '||',
+  textregexeq: '~',
+  texticregexeq: '~*',
   date_pli: '+',
   date_mii: '-',
   date_mi: '-',

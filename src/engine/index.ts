@@ -8,21 +8,22 @@
  * Stages, one folder or file each: parse (libpg-query) → bind (names and PostgreSQL's types)
  * → plan (what the scan layer answers: pushed predicates, statistics, top-N) → exec
  * (vectorized operators over batches) → result. EXPLAIN [ANALYZE] renders a plan
- * (./explain.ts); CREATE/ALTER/DROP TABLE, INSERT and DELETE live in ./statements/. What is
- * not supported yet fails with 0A000 naming the feature, never with a wrong answer.
+ * (./explain.ts); CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE and TRUNCATE live in
+ * ./statements/. What is not supported yet fails with 0A000 naming the feature, never with a
+ * wrong answer.
  */
 import type { Database } from '../database.js';
 import type { Value } from '../types/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
+import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
-import { alterTable, createTable, deleteFrom, dropTable, insert } from './statements/index.js';
-import { bindCondition, bindQuery, bindValue, openTable, queryFields } from './bind.js';
+import { alterTable, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropTable, insert, truncate, update } from './statements/index.js';
+import { bindQuery, queryFields } from './bind.js';
 import { planQuery } from './plan.js';
 import { run } from './exec/run.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
 import { DEFAULT_WORK_MEM, withContext } from './context.js';
-import { T, engineType } from './types.js';
+import { T } from './types.js';
 import { type PgType, SQLSTATE } from '../types/index.js';
 
 export type { QueryResult, ResultField } from './result.js';
@@ -30,6 +31,7 @@ export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
 export { DEFAULT_WORK_MEM } from './context.js';
+export { engineCounters, type EngineCounters } from './counters.js';
 
 /** Settings of one statement. */
 export interface QueryOptions {
@@ -58,7 +60,7 @@ export interface PreparedQuery {
 /**
  * Prepares one statement. `paramTypes` fixes the types of the first parameters (null: infer),
  * as a Parse message's parameter types do; a parameter used where nothing decides its type is
- * text. `$n` works in SELECT, INSERT … VALUES/SELECT, DELETE … WHERE and EXPLAIN.
+ * text. `$n` works in SELECT, INSERT … VALUES/SELECT, UPDATE, DELETE and EXPLAIN.
  */
 export async function prepare(db: Database, sql: string, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
   const stmts = await parseSql(sql);
@@ -109,32 +111,12 @@ async function describe(db: Database, stmt: AstNode, types: (PgType | null)[]): 
     case 'ExplainStmt':
       if (kindOf(s.query as AstNode) === 'SelectStmt') await bindQuery(db, s.query as AstNode);
       return [{ name: 'QUERY PLAN', type: T.text }];
-    case 'InsertStmt': {
-      const rel = s.relation as AstFields;
-      const table = await openTable(db, rel.relname as string, rel.location as number);
-      const named = ((s.cols ?? []) as AstNode[]).map((c) => fieldsOf(c).name as string);
-      const targets = named.length > 0 ? named.map((n) => table.fields.find((f) => f.name === n)) : table.fields;
-      const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt as AstNode);
-      if (source?.valuesLists !== undefined)
-        for (const l of source.valuesLists as AstNode[])
-          (fieldsOf(l).items as AstNode[]).forEach((item, i) => {
-            const f = targets[i];
-            // A bare `$n` takes its column's type, as PostgreSQL's INSERT does.
-            if (kindOf(item) === 'ParamRef' && f !== undefined) {
-              const k = (fieldsOf(item).number as number) - 1;
-              while (types.length <= k) types.push(null);
-              types[k] ??= engineType(f.type);
-            } else if (kindOf(item) !== 'SetToDefault') bindValue(item, 'VALUES');
-          });
-      else if (source !== null) await bindQuery(db, s.selectStmt as AstNode);
-      return null;
-    }
-    case 'DeleteStmt': {
-      const rel = s.relation as AstFields;
-      const table = await openTable(db, rel.relname as string, rel.location as number);
-      if (s.whereClause !== undefined) bindCondition(table, s.whereClause as AstNode, 'WHERE');
-      return null;
-    }
+    case 'InsertStmt':
+      return describeInsert(db, s, types);
+    case 'UpdateStmt':
+      return describeUpdate(db, s, types);
+    case 'DeleteStmt':
+      return describeDelete(db, s, types);
     default:
       return null;
   }
@@ -155,6 +137,10 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return insert(db, s);
     case 'DeleteStmt':
       return deleteFrom(db, s);
+    case 'UpdateStmt':
+      return update(db, s);
+    case 'TruncateStmt':
+      return truncate(db, s);
     case 'ExplainStmt':
       return explain(db, s);
     default:

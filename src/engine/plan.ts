@@ -16,6 +16,8 @@
  * maps skip groups and zones; so are a bare boolean column and an integer column widened to
  * a constant's integer type when the constant fits the column's. The rest is the residual
  * filter the engine evaluates. DELETE uses the same translation (./statements/delete.ts).
+ * A query that reads ctid (./ctid.ts) is always an interpreted pipeline: its values come from
+ * the scan's batch positions.
  */
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
@@ -23,6 +25,7 @@ import type { Field, Value } from '../types/index.js';
 import type { BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { type RelNode, planJoins } from './join-plan.js';
+import { isCtidField } from './ctid.js';
 
 export type Plan =
   | { readonly kind: 'stats-aggregate'; readonly query: BoundSelect; readonly specs: readonly AggSpec[]; readonly where: Predicate | undefined }
@@ -60,11 +63,13 @@ export function plan(q: BoundSelect): Plan {
   const where = pushed.length === 0 ? undefined : P.and(...pushed);
   const rest = residual.length === 0 ? null : E.and(residual);
 
+  // ctid comes from the scan's batch positions: only the interpreted pipeline reads it.
+  if (q.columns.some(isCtidField)) return Object.freeze({ kind: 'pipeline', query: q, where, residual: rest });
   if (rest === null && q.grouping !== null && q.grouping.keys.length === 0 && q.having === null) {
     const specs = q.grouping.aggs.map((a): AggSpec | null => {
       if (a.arg === null) return { fn: 'count_star' };
-      if (a.distinct || a.fn === 'bool_and' || a.fn === 'bool_or') return null;
-      return a.arg.kind === 'column' ? { fn: a.fn, column: q.columns[a.arg.slot]!.name } : null;
+      if (a.distinct || a.order !== undefined || !STATS_AGGREGATES.has(a.fn)) return null;
+      return a.arg.kind === 'column' ? { fn: a.fn as AggSpec['fn'], column: q.columns[a.arg.slot]!.name } : null;
     });
     if (specs.every((s) => s !== null)) return Object.freeze({ kind: 'stats-aggregate', query: q, specs: specs as AggSpec[], where });
   }
@@ -74,6 +79,9 @@ export function plan(q: BoundSelect): Plan {
   }
   return Object.freeze({ kind: 'pipeline', query: q, where, residual: rest });
 }
+
+/** The aggregates Table.aggregate answers (from statistics where it can). */
+const STATS_AGGREGATES: ReadonlySet<string> = new Set<AggSpec['fn']>(['count', 'sum', 'avg', 'min', 'max']);
 
 const FLIP = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
 
@@ -99,6 +107,7 @@ export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | nul
       }
       if (col.kind !== 'column' || val.kind !== 'const') return null;
       const f = columns[col.slot]!;
+      if (isCtidField(f)) return null;
       // Only where the constant is already of the stored type: numeric (text in the engine,
       // rounded by the scan's parser) stays residual for now. bpchar compares as the scan
       // does it (trailing spaces insignificant, statistics without them).

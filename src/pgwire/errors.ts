@@ -179,11 +179,12 @@ export function notInTransactionBlock(what: string): PaxdError {
 }
 
 /**
- * 0A000: paxd commits each write on its own, so a write inside a transaction block (which a
- * ROLLBACK could not undo) is refused rather than answered differently from PostgreSQL.
+ * 0A000: DDL and COPY FROM commit on their own (writes of INSERT/UPDATE/DELETE/TRUNCATE belong
+ * to the transaction, ./transaction.ts), so inside a transaction block, where a ROLLBACK could
+ * not undo them, they are refused rather than answered differently from PostgreSQL.
  */
 export function writeInTransactionBlock(what: string): PaxdError {
-  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${what} inside a transaction block is not supported: paxd commits each write on its own; run it outside BEGIN … COMMIT`);
+  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${what} inside a transaction block is not supported: paxd commits it on its own; run it outside BEGIN … COMMIT`);
 }
 
 /** 3B001: RELEASE / ROLLBACK TO of a savepoint that does not exist. */

@@ -11,8 +11,9 @@
  *      ▼
  *   ready: Query / Parse-Bind-Describe-Execute-Sync / COPY sub-protocol
  *
- * Transactions pin one snapshot per table for their duration (./transaction.ts); cursors are
- * materialized at DECLARE (./cursor.ts); COPY goes through ./copy.ts.
+ * Transactions pin one snapshot per table for their duration and hold their writes until
+ * COMMIT (./transaction.ts); cursors are materialized at DECLARE (./cursor.ts); COPY goes
+ * through ./copy.ts.
  *
  * Engine statements of the extended protocol are prepared once at Parse (the engine's
  * `prepare`: parameter types and result fields without running), parameters and results go
@@ -67,7 +68,8 @@ import { splitStatements, type Statement, type TransactionVerb } from './stateme
 import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
 import { Cursor } from './cursor.js';
 import { binaryHeader, binaryRow, binaryTrailer, CopyError, CopyLoad, copyFormat, formatRow } from './copy.js';
-import { sessionDatabase, Transaction } from './transaction.js';
+import { sessionDatabase, Transaction, writeSetTable } from './transaction.js';
+import { catalogQuery } from './catalog.js';
 import type { WireLog } from './server.js';
 import { decodeBinary, encodeBinary } from './binary.js';
 import { typeOfOid, typeOid } from './oids.js';
@@ -142,6 +144,9 @@ const MAX_QUEUED_FRAMES = 256;
 
 const NO_ROWS: Omit<Outcome, 'tag'> = { fields: null, rows: [], messages: [] };
 
+/** Engine statements a transaction block runs (writes, and COPY FROM, are the transaction's until COMMIT); DDL is refused there. */
+const TX_STATEMENTS: ReadonlySet<string> = new Set(['SelectStmt', 'ExplainStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'TruncateStmt']);
+
 export class Session {
   private socket: Socket;
   private readonly reader: FrameReader;
@@ -199,6 +204,8 @@ export class Session {
       this.current?.abort(queryCanceled('user'));
       // A COPY FROM cut off by the connection commits nothing.
       if (this.copyIn !== null) void this.copyIn.load.abort().catch(() => undefined);
+      // Nor does a transaction block: its staged files are removed.
+      if (this.tx !== null) void this.tx.abort().catch(() => undefined);
       this.copyIn = null;
       this.resolveDone();
     });
@@ -605,13 +612,13 @@ export class Session {
     this.send(be.errorResponse({ ...errorFields(e, offset), severity: 'ERROR' }));
   }
 
-  /** 25P02 in a failed transaction block (but for what ends it), 0A000 for writes inside one. */
+  /** 25P02 in a failed transaction block (but for what ends it), 0A000 for DDL inside one. */
   private checkRunnable(stmt: Statement): void {
     if (this.status === TX_STATUS.failed && !(stmt.kind === 'transaction' && (stmt.verb === 'commit' || stmt.verb === 'rollback' || stmt.verb === 'rollback-to')))
       throw inFailedTransaction();
     if (this.status !== TX_STATUS.idle) {
-      if (stmt.kind === 'engine' && stmt.node !== 'SelectStmt' && stmt.node !== 'ExplainStmt') throw writeInTransactionBlock(statementName(stmt.node));
-      if (stmt.kind === 'copy' && stmt.direction === 'from') throw writeInTransactionBlock('COPY FROM');
+      // Writes are the transaction's (./transaction.ts); DDL commits on its own, so it stays outside blocks.
+      if (stmt.kind === 'engine' && !TX_STATEMENTS.has(stmt.node)) throw writeInTransactionBlock(statementName(stmt.node));
     }
   }
 
@@ -651,7 +658,7 @@ export class Session {
     this.checkRunnable(stmt);
     switch (stmt.kind) {
       case 'engine': {
-        const r = await this.engineQuery(stmt.text, prepared, values);
+        const r = (prepared === null ? await catalogQuery(this.db, stmt.text) : null) ?? (await this.engineQuery(stmt.text, prepared, values));
         // PostgreSQL describes rows only for statements that return them (not INSERT without RETURNING).
         const returnsRows = r.command === 'SELECT' || r.fields.length > 0;
         return { fields: returnsRows ? r.fields : null, rows: r.rows, tag: commandTag(r), messages: [] };
@@ -721,9 +728,10 @@ export class Session {
 
   /**
    * BEGIN/COMMIT/ROLLBACK/SAVEPOINT with PostgreSQL's tags, warnings and errors. A transaction
-   * block pins one snapshot per table it reads (./transaction.ts).
+   * block pins one snapshot per table it reads and keeps its writes until COMMIT, which may
+   * fail with 40001 (./transaction.ts); ROLLBACK [TO] undoes them.
    */
-  private transaction(verb: TransactionVerb, tag: string, savepoint: string | undefined): Outcome {
+  private async transaction(verb: TransactionVerb, tag: string, savepoint: string | undefined): Promise<Outcome> {
     const messages: Buffer[] = [];
     const warn = (code: string, message: string) => messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
     switch (verb) {
@@ -737,16 +745,20 @@ export class Session {
       case 'commit': {
         if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         const failed = this.status === TX_STATUS.failed;
+        const tx = this.tx;
         this.endTransaction(!failed);
+        // The writes become one snapshot per table; a failure (40001) ends the transaction too.
+        if (tx !== null) await (failed ? tx.abort() : tx.commit());
         return { ...NO_ROWS, tag: failed ? 'ROLLBACK' : 'COMMIT', messages };
       }
       case 'rollback':
         if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
+        await this.tx?.abort();
         this.endTransaction(false);
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
       case 'savepoint':
         if (this.tx === null) throw onlyInTransactionBlock('SAVEPOINT');
-        this.tx.savepoint(savepoint!);
+        await this.tx.savepoint(savepoint!);
         return { ...NO_ROWS, tag: 'SAVEPOINT', messages };
       case 'release':
         if (this.tx === null) throw onlyInTransactionBlock('RELEASE SAVEPOINT');
@@ -754,7 +766,7 @@ export class Session {
         return { ...NO_ROWS, tag: 'RELEASE', messages };
       case 'rollback-to': {
         if (this.tx === null) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
-        const depth = this.tx.rollbackTo(savepoint!);
+        const depth = await this.tx.rollbackTo(savepoint!);
         // Cursors declared after the savepoint go with it.
         for (const [name, c] of this.cursors) if (c.options.inTransaction && c.options.depth > depth) this.cursors.delete(name);
         this.status = TX_STATUS.inTransaction;
@@ -814,7 +826,9 @@ export class Session {
   private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {
     if (!stmt.stdio) throw copyFileRefused(stmt.direction);
     const format = copyFormat(stmt.options);
-    const table = await this.guarded(() => openForCopy(this.ctx.db, stmt.table!));
+    // In a transaction block the rows go to its write set (./transaction.ts writeSetTable).
+    const tx = this.tx;
+    const table = await this.guarded(() => (tx !== null ? openForCopy(tx.db, stmt.table!, true) : openForCopy(this.ctx.db, stmt.table!)));
     const load = new CopyLoad(table, stmt.columns, format);
     const abort = new AbortController();
     this.copyIn = { load, stmt, rest, abort };
@@ -997,8 +1011,9 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function openForCopy(db: Database, name: string) {
+async function openForCopy(db: Database, name: string, inTransaction = false) {
   try {
+    if (inTransaction) return writeSetTable((await db.writeSet(name))!);
     return await db.table(name);
   } catch (e) {
     if (isPaxdError(e) && e.code === SQLSTATE.undefined_table) throw new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${name}" does not exist`);

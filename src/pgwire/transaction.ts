@@ -1,37 +1,76 @@
 /**
- * A transaction block's state: its savepoints and its pinned snapshots. paxd gives every
- * isolation level snapshot isolation: the first time a transaction reads a table, that
- * table's latest committed snapshot is pinned, and every later statement of the transaction
- * reads the same one (DESIGN.md: "Readers pin a snapshot for the whole statement or
- * transaction"). Writes are refused inside a block (./errors.ts writeInTransactionBlock), so
- * ROLLBACK and ROLLBACK TO have nothing to undo but cursors and the failed state.
+ * A transaction block's state: its savepoints, its pinned snapshots and its writes. paxd
+ * gives every isolation level snapshot isolation: the first time a transaction reads a table,
+ * that table's latest committed snapshot is pinned, and every later statement of the
+ * transaction reads the same one (DESIGN.md: "Readers pin a snapshot for the whole statement
+ * or transaction").
+ *
+ * Writes (issue 10) go to one write set per table (src/scan/write-set.ts), based on the
+ * pinned snapshot: INSERT rows are buffered in memory, DELETE (and the delete half of UPDATE)
+ * records row positions. Statements of the transaction read its staged snapshot (its own
+ * inserts and deletes applied); nobody else sees anything until COMMIT, which commits one
+ * new snapshot per written table through the commit loop (40001 when a concurrent commit
+ * deleted or rewrote a row this one deleted: REPEATABLE READ's rule). ROLLBACK drops the
+ * write sets; a savepoint keeps each write set's mark, and ROLLBACK TO returns to it.
+ * Tables are committed one after another, each checked against its latest snapshot before
+ * the first commits: only a conflicting commit that lands in between (a 40001 at the second
+ * table after the first committed) leaves the first table committed.
  *
  *   const tx = new Transaction(db);
  *   await query(tx.db, 'SELECT count(*) FROM t');   // pins t
- *   await query(tx.db, 'SELECT max(x) FROM t');     // same snapshot of t, whatever was committed since
+ *   await query(tx.db, "INSERT INTO t VALUES (1)");  // buffered
+ *   await query(tx.db, 'SELECT count(*) FROM t');   // the same snapshot plus the row inserted
+ *   await tx.commit();                              // one new snapshot of t
  */
-import type { Database, Table } from '../database.js';
+import { Table, type Database } from '../database.js';
+import type { TableSink } from '../insert/sink.js';
+import { WriteSet, type WriteMark } from '../scan/index.js';
+import { type Batch, type Value, getValue } from '../types/index.js';
 import { unknownSavepoint } from './errors.js';
+
+/** A write set's state before its first write. */
+const EMPTY_MARK: WriteMark = Object.freeze({ seq: 0, staged: 0, buffered: 0, log: 0 });
 
 export class Transaction {
   /** The database as statements of this transaction see it: `table(name)` returns the pinned table. */
   readonly db: Database;
   private readonly pinned = new Map<string, Promise<Table>>();
-  private readonly savepoints: string[] = [];
+  private readonly writes = new Map<string, Promise<WriteSet>>();
+  private readonly savepoints: { name: string; marks: Map<string, WriteMark> }[] = [];
 
   constructor(base: Database) {
     const pinned = this.pinned;
+    const writes = this.writes;
+    const pin = (name: string): Promise<Table> => {
+      let t = pinned.get(name);
+      if (t === undefined) {
+        t = base.table(name);
+        pinned.set(name, t);
+        // A table that does not exist (yet) is looked up again next time.
+        t.catch(() => pinned.delete(name));
+      }
+      return t;
+    };
     const view = Object.create(base) as Database;
     Object.defineProperty(view, 'table', {
-      value: (name: string): Promise<Table> => {
-        let t = pinned.get(name);
-        if (t === undefined) {
-          t = base.table(name);
-          pinned.set(name, t);
-          // A table that does not exist (yet) is looked up again next time.
-          t.catch(() => pinned.delete(name));
+      value: async (name: string): Promise<Table> => {
+        const w = writes.get(name);
+        if (w !== undefined) {
+          const ws = await w;
+          if (ws.dirty) return new Table(base.store, name, await ws.view());
         }
-        return t;
+        return pin(name);
+      },
+    });
+    Object.defineProperty(view, 'writeSet', {
+      value: (name: string): Promise<WriteSet> => {
+        let w = writes.get(name);
+        if (w === undefined) {
+          w = pin(name).then((t) => new WriteSet(base.store, name, t.snapshot));
+          writes.set(name, w);
+          w.catch(() => writes.delete(name));
+        }
+        return w;
       },
     });
     this.db = view;
@@ -43,24 +82,99 @@ export class Transaction {
   }
 
   /** SAVEPOINT name (a name may be reused; the newest one wins, as in PostgreSQL). */
-  savepoint(name: string): void {
-    this.savepoints.push(name);
+  async savepoint(name: string): Promise<void> {
+    const marks = new Map<string, WriteMark>();
+    for (const [table, w] of this.writes) marks.set(table, (await w).mark());
+    this.savepoints.push({ name, marks });
   }
 
   /** RELEASE [SAVEPOINT] name: that savepoint and every later one. */
   release(name: string): void {
-    const i = this.savepoints.lastIndexOf(name);
-    if (i < 0) throw unknownSavepoint(name);
+    const i = this.find(name);
     this.savepoints.length = i;
   }
 
-  /** ROLLBACK TO [SAVEPOINT] name: later savepoints go, this one stays; returns the depth left. */
-  rollbackTo(name: string): number {
-    const i = this.savepoints.lastIndexOf(name);
-    if (i < 0) throw unknownSavepoint(name);
+  /** ROLLBACK TO [SAVEPOINT] name: writes since it are undone, later savepoints go, this one stays; returns the depth left. */
+  async rollbackTo(name: string): Promise<number> {
+    const i = this.find(name);
+    const sp = this.savepoints[i]!;
     this.savepoints.length = i + 1;
+    for (const [table, w] of this.writes) await (await w).rollbackTo(sp.marks.get(table) ?? EMPTY_MARK);
     return i + 1;
   }
+
+  private find(name: string): number {
+    for (let i = this.savepoints.length - 1; i >= 0; i--) if (this.savepoints[i]!.name === name) return i;
+    throw unknownSavepoint(name);
+  }
+
+  /** COMMIT: every written table's writes as one new snapshot each (the buffers are written first, for all tables). */
+  async commit(): Promise<void> {
+    const sets = await this.sets();
+    this.writes.clear();
+    let done = 0;
+    try {
+      for (const ws of sets) await ws.flush();
+      // Several tables: every one is checked against its latest snapshot before the first commits.
+      if (sets.length > 1) for (const ws of sets) await ws.validate();
+      for (const ws of sets) {
+        await ws.commit();
+        done++;
+      }
+    } catch (e) {
+      for (const ws of sets.slice(done)) await ws.abort().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** ROLLBACK (and a connection lost in a transaction block): staged files are removed. */
+  async abort(): Promise<void> {
+    const sets = await this.sets();
+    this.writes.clear();
+    for (const ws of sets) await ws.abort().catch(() => undefined);
+  }
+
+  private async sets(): Promise<WriteSet[]> {
+    const out: WriteSet[] = [];
+    for (const w of this.writes.values()) {
+      const ws = await w.catch(() => null);
+      if (ws !== null) out.push(ws);
+    }
+    return out;
+  }
+}
+
+/**
+ * The table a COPY FROM inside a transaction block loads (./copy.ts CopyLoad): its `sink()`
+ * writes into the transaction's write set; the sink's commit keeps the rows in the
+ * transaction, its abort (a bad row, CopyFail) undoes what the COPY wrote.
+ */
+export function writeSetTable(ws: WriteSet): Table {
+  const table = new Table(ws.store, ws.table, ws.scanSnapshot());
+  Object.defineProperty(table, 'sink', {
+    value: () => {
+      const mark = ws.mark();
+      let rows = 0;
+      const sink = {
+        async write(batch: Batch): Promise<void> {
+          const n = batch.selection === null ? batch.length : batch.selection.length;
+          const cols = batch.columns.map((c): Value[] => {
+            const out = new Array<Value>(n);
+            for (let i = 0; i < n; i++) out[i] = getValue(c, batch.selection === null ? i : batch.selection[i]!);
+            return out;
+          });
+          await ws.insert(cols);
+          rows += n;
+        },
+        async commit() {
+          return { snapshot: ws.base, rows, files: 0, groups: 0, bytes: 0 };
+        },
+        abort: () => ws.rollbackTo(mark),
+      };
+      return sink as unknown as TableSink;
+    },
+  });
+  return table;
 }
 
 /**
@@ -96,5 +210,7 @@ export function sessionDatabase(base: Database, current: () => Database, signal:
       return t;
     },
   });
+  Object.defineProperty(view, 'writeSet', { value: (name: string) => current().writeSet(name) });
+  Object.defineProperty(view, 'checkInterrupts', { value: () => signal()?.throwIfAborted() });
   return view;
 }

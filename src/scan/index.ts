@@ -15,3 +15,5 @@ export type { AggFn, AggSpec, AggregateOptions, AggregateResult } from './aggreg
 export { deleteRows, type DeleteResult } from './delete.js';
 export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 export { checkTable, type CheckResult, type CheckProblem } from './check.js';
+export { formatCtid, parseCtid, isTidText, ctidBlock, ctidOffset, type RowId } from './ctid.js';
+export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';

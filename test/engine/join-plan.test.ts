@@ -11,7 +11,7 @@ import { setupRelational } from './relational-setup.js';
 
 async function explain(sql: string): Promise<string[]> {
   const { db } = await setupRelational();
-  return textRows(await query(db, `EXPLAIN ${sql}`)).map((r) => r[0]!);
+  return textRows(await query(db, `EXPLAIN (COSTS OFF) ${sql}`)).map((r) => r[0]!);
 }
 
 const Q3 = `SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority

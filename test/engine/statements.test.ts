@@ -1,9 +1,9 @@
 /**
- * Statements that change tables (CREATE/ALTER/DROP TABLE, INSERT, DELETE), differentially
+ * Statements that change tables (CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE, TRUNCATE), differentially
  * (issue 6): each script in fixtures/sql/statements/*.sql runs statement by statement against
  * a fresh paxd database and the shared throwaway PostgreSQL 15, and every statement must end
- * the same way on both — the same command tag (`INSERT 0 3`, `DELETE 2`), the same rows for a
- * SELECT (in order when it has ORDER BY), or the same SQLSTATE.
+ * the same way on both — the same command tag (`INSERT 0 3`, `DELETE 2`) and RETURNING rows,
+ * the same rows for a SELECT (in order when it has ORDER BY), or the same SQLSTATE.
  *
  * Fixture format is ./differential.test.ts's (`-- paxd: 0A000` before a statement: paxd must
  * fail so, and PostgreSQL does not run it, so both sides keep the same tables). paxd's storage
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/database.js';
 import { startPostgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-import { runPaxd, runPg, runPgCommand, sameRows } from './compare.js';
+import { NULL, runPaxd, runPg, runPgCommand, sameRows } from './compare.js';
 
 interface Step {
   sql: string;
@@ -71,7 +71,11 @@ for (const file of readdirSync(DIR).filter((f) => f.endsWith('.sql')).sort()) {
         if (isQuery) {
           const diff = sameRows(/\border\s+by\b/i.test(step.sql), theirs.rows, mine.rows);
           assert.ok(diff === null, `${where}: ${diff ?? ''}`);
-        } else assert.is(mine.tag, theirs.tag, where);
+        } else {
+          // RETURNING: psql prints the rows (unaligned, NULL as empty) before the tag.
+          const rows = mine.rows.map((r) => r.map((v) => (v === NULL ? '' : v)).join('|'));
+          assert.is([...rows, mine.tag].join('\n'), theirs.tag, where);
+        }
       }
     } finally {
       await db.close();

@@ -18,6 +18,7 @@
  * does not cover an expression, `compile` returns null; when a value leaves the exact range at
  * run time, `runCompiled` returns null; either way the caller runs the interpreter.
  */
+import { isCtidField } from '../ctid.js';
 import type { Batch, PgType, Value } from '../../types/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
 import { keyText } from '../exec/hash-aggregate.js';
@@ -72,8 +73,13 @@ const cache = new WeakMap<object, Compiled | null>();
 const fnCache = new Map<string, BatchFn>();
 
 /** The compiled form of a plan, or null when its expressions are not covered (cached per plan). */
+/** The aggregates the generated loop folds; the others run in the interpreter (../exec/hash-aggregate.ts). */
+const FUSED_AGGREGATES: ReadonlySet<string> = new Set(['count', 'sum', 'avg', 'min', 'max']);
+
 export function compile(p: PipelineInput): Compiled | null {
   if (!COMPILE.enabled) return null;
+  // ctid comes from batch positions, which only the interpreter tracks (../ctid.ts).
+  if (p.query.columns.some(isCtidField)) return null;
   let c = cache.get(p);
   if (c === undefined) {
     c = generate(p.query, p.residual);
@@ -100,7 +106,7 @@ function generate(q: BoundSelect, residual: Expr | null): Compiled | null {
   } else {
     aggs = [];
     body.push('m++;');
-    for (const a of q.grouping.aggs) if ((a.distinct && a.fn !== 'count') || a.fn === 'bool_and' || a.fn === 'bool_or') return null;
+    for (const a of q.grouping.aggs) if ((a.distinct && a.fn !== 'count') || !FUSED_AGGREGATES.has(a.fn) || a.order !== undefined) return null;
     // Group id.
     const codes: string[] = [];
     for (const [j, k] of q.grouping.keys.entries()) {

@@ -15,6 +15,9 @@ import { mathFn } from './numeric.js';
 import { type RowBatch, take } from './batch.js';
 import { arith, castValue, compare, compareOp, negateValue, toText } from './kernels.js';
 import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, trim } from './strings.js';
+import { regexFor } from './regex.js';
+import { formatRecord } from './arrays.js';
+import { jsonbEqualityKey } from './jsonb.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;
@@ -156,6 +159,25 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
     }
     return out;
   }
+  if ((e.fn === 'textregexeq' || e.fn === 'texticregexeq') && e.args[1]!.kind === 'const') {
+    // A constant pattern compiles once for the batch.
+    const p = e.args[1]!.value;
+    const re = p === null ? null : regexFor(p as string, e.fn === 'texticregexeq');
+    const s = args[0]!;
+    for (let i = 0; i < n; i++) out[i] = re === null || s[i] === null ? null : re.test(s[i] as string);
+    return out;
+  }
+  if (e.fn === 'record_out') {
+    for (let i = 0; i < n; i++) {
+      const fields = new Array<string | null>(args.length);
+      for (let j = 0; j < args.length; j++) {
+        const v = args[j]![i]!;
+        fields[j] = v === null ? null : toText(e.args[j]!.type, v);
+      }
+      out[i] = formatRecord(fields);
+    }
+    return out;
+  }
   if (e.fn === 'concat') {
     for (let i = 0; i < n; i++) {
       let s = '';
@@ -198,6 +220,8 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
   const fn = e.fn;
   if (isDateTimeFn(fn) || isMathFn(fn)) throw new Error(`${fn}: evalFunc runs the date/time and math kernels`);
   switch (fn) {
+    case 'jsonb_eqkey':
+      return jsonbEqualityKey(s);
     case 'length':
       return charLength(e.args[0]!.type.id === 'bpchar' ? s.replace(/ +$/, '') : s);
     case 'lower':
@@ -218,8 +242,12 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
       const v = args[0]![i]!;
       return v instanceof Uint8Array ? v.byteLength : Buffer.byteLength(v as string, 'utf8');
     }
+    case 'textregexeq':
+    case 'texticregexeq':
+      return regexFor(args[1]![i] as string, fn === 'texticregexeq').test(s);
     case 'concat':
-      throw new Error('concat is not strict: evalFunc handles it');
+    case 'record_out':
+      throw new Error(`${fn} is not strict: evalFunc handles it`);
     default: {
       const never: never = fn;
       throw new Error(`unknown function ${String(never)}`);

@@ -14,7 +14,11 @@
 import type { PgType, Value } from '../../types/index.js';
 import { addDecimal, formatDecimal, parseDecimal, DECIMAL_ZERO, type DecimalValue } from '../../stats/decimal-text.js';
 import { numericDiv } from '../../scan/aggregate.js';
-import type { AggCall } from '../bind.js';
+import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
+import { formatArray } from './arrays.js';
+import { numericVariance } from './numeric.js';
+import { toText } from './kernels.js';
+import { SqlError } from '../errors.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
@@ -27,8 +31,11 @@ interface Group {
   states: AggState[];
 }
 
-/** `seen` holds the keys of values already folded, for DISTINCT aggregates. */
-type AggState = { n: number; v: unknown; seen?: Set<string> };
+/**
+ * `seen` holds the keys of values already folded, for DISTINCT aggregates; collecting
+ * aggregates keep their inputs in `vals` and their ORDER BY keys in `keys` (one array per key).
+ */
+type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][] };
 
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
@@ -47,6 +54,8 @@ export class HashAggregate {
   add(b: RowBatch): void {
     const keyCols = this.keys.map((k) => evaluate(k, b));
     const argCols = this.aggs.map((a) => (a.arg === null ? null : evaluate(a.arg, b)));
+    const orderCols = this.aggs.map((a) => (COLLECTING_AGGREGATES.has(a.fn) ? (a.order ?? []).map((o) => evaluate(o.expr, b)) : null));
+    const filterCols = this.aggs.map((a) => (a.filter === undefined ? null : evaluate(a.filter, b)));
     for (let i = 0; i < b.rows; i++) {
       const g = this.group(keyCols, i);
       for (let j = 0; j < this.aggs.length; j++) {
@@ -57,6 +66,12 @@ export class HashAggregate {
           continue;
         }
         const v = col[i]!;
+        const oc = orderCols[j]!;
+        if (oc !== null) {
+          if (filterCols[j] !== null && filterCols[j]![i] !== true) continue;
+          collect(this.aggs[j]!, st, v, oc, i);
+          continue;
+        }
         if (v === null) continue;
         if (this.aggs[j]!.distinct) {
           const k = keyText(v, this.aggs[j]!.arg!.type.id === 'numeric');
@@ -107,6 +122,130 @@ export function keyText(v: Value, numeric: boolean): string {
   return `x${Buffer.from(v).toString('hex')}`;
 }
 
+/** A collecting aggregate's input row (array_agg keeps NULLs; the others skip them). */
+function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: number): void {
+  if (v === null && a.fn !== 'array_agg') return;
+  if (a.distinct) {
+    const k = keyText(v, a.arg!.type.id === 'numeric');
+    st.seen ??= new Set();
+    if (st.seen.has(k)) return;
+    st.seen.add(k);
+  }
+  st.n++;
+  (st.vals ??= []).push(v);
+  if (orderCols.length > 0) {
+    st.keys ??= orderCols.map(() => []);
+    for (let k = 0; k < orderCols.length; k++) st.keys[k]!.push(orderCols[k]![i]!);
+  }
+}
+
+/** The positions of a collecting aggregate's inputs in its ORDER BY order (input order without one). */
+function orderOf(a: AggCall, st: AggState): number[] {
+  const n = st.vals?.length ?? 0;
+  const idx = Array.from({ length: n }, (_v, k) => k);
+  const order = a.order ?? [];
+  if (order.length === 0 || st.keys === undefined) return idx;
+  const keys = st.keys;
+  idx.sort((x, y) => {
+    for (let k = 0; k < order.length; k++) {
+      const o = order[k]!;
+      const u = keys[k]![x]!;
+      const w = keys[k]![y]!;
+      if (u === null || w === null) {
+        if (u === w) continue;
+        return (u === null) === o.nullsFirst ? -1 : 1;
+      }
+      const c = compare(o.expr.type, u, w);
+      if (c !== 0) return o.desc ? -c : c;
+    }
+    return 0;
+  });
+  return idx;
+}
+
+/** The result of string_agg, array_agg, percentile_cont or percentile_disc. */
+function finalCollected(a: AggCall, st: AggState): Value {
+  const vals = st.vals ?? [];
+  const idx = orderOf(a, st);
+  switch (a.fn) {
+    case 'string_agg': {
+      const delim = (a.param as string | null) ?? '';
+      let out: string | null = null;
+      for (const k of idx) out = out === null ? (vals[k] as string) : out + delim + (vals[k] as string);
+      return out;
+    }
+    case 'array_agg':
+      return idx.length === 0 ? null : formatArray(idx.map((k) => (vals[k] === null ? null : toText(a.arg!.type, vals[k]!))));
+    case 'percentile_cont':
+    case 'percentile_disc': {
+      const frac = a.param as number | null;
+      if (frac === null || idx.length === 0) return null;
+      if (!(frac >= 0 && frac <= 1)) throw new SqlError('invalid_input', '22003', `percentile value ${frac} is not between 0 and 1`);
+      const n = idx.length;
+      if (a.fn === 'percentile_disc') {
+        const rownum = Math.max(1, Math.ceil(frac * n));
+        return vals[idx[rownum - 1]!]!;
+      }
+      const pos = frac * (n - 1);
+      const lo = Math.floor(pos);
+      const hi = Math.ceil(pos);
+      const first = vals[idx[lo]!] as number;
+      if (lo === hi) return first;
+      const second = vals[idx[hi]!] as number;
+      // float8_lerp
+      return first + (second - first) * (pos - lo);
+    }
+    default:
+      throw new Error(`${a.fn} is not a collecting aggregate`);
+  }
+}
+
+/** float8_accum (Youngs-Cramer): N, Sx and Sxx, as PostgreSQL's float variance keeps them. */
+type FloatMoments = { n: number; sx: number; sxx: number };
+/** Numeric (and integer) variance keeps the exact sums of x and x². */
+type NumericMoments = { sum: DecimalValue; sum2: DecimalValue; nan: boolean };
+
+function accumulateMoments(t: PgType, acc: unknown, v: Value): unknown {
+  if (t.id === 'float4' || t.id === 'float8') {
+    const m = (acc as FloatMoments | undefined) ?? { n: 0, sx: 0, sxx: 0 };
+    const x = v as number;
+    const n0 = m.n;
+    m.n += 1;
+    m.sx += x;
+    if (n0 > 0) {
+      const tmp = x * m.n - m.sx;
+      m.sxx += (tmp * tmp) / (m.n * n0);
+      if (!Number.isFinite(m.sx) || !Number.isFinite(m.sxx)) {
+        if (Number.isFinite(m.sx - x) && Number.isFinite(x)) throw new SqlError('invalid_input', '22003', 'value out of range: overflow');
+        m.sxx = NaN;
+      }
+    } else if (!Number.isFinite(x)) m.sxx = NaN;
+    return m;
+  }
+  const m = (acc as NumericMoments | undefined) ?? { sum: DECIMAL_ZERO, sum2: DECIMAL_ZERO, nan: false };
+  const d: DecimalValue = typeof v === 'string' ? parseDecimal(v) : { kind: 'finite', coef: BigInt(v as number | bigint), scale: 0 };
+  if (d.kind !== 'finite') m.nan = true;
+  else {
+    m.sum = addDecimal(m.sum, d);
+    m.sum2 = addDecimal(m.sum2, { kind: 'finite', coef: d.coef * d.coef, scale: d.scale * 2 });
+  }
+  return m;
+}
+
+function finalMoments(a: AggCall, st: AggState): Value {
+  const sample = a.fn === 'stddev_samp' || a.fn === 'var_samp';
+  const root = a.fn === 'stddev_samp' || a.fn === 'stddev_pop';
+  if (st.n === 0 || (sample && st.n === 1)) return null;
+  if (a.type.id === 'float8') {
+    const m = st.v as FloatMoments;
+    const v = m.sxx / (sample ? m.n - 1 : m.n);
+    return root ? Math.sqrt(v) : v;
+  }
+  const m = st.v as NumericMoments;
+  if (m.nan) return 'NaN';
+  return numericVariance(BigInt(st.n), m.sum, m.sum2, sample, root);
+}
+
 function accumulate(a: AggCall, st: AggState, v: Value): void {
   st.n++;
   const t = a.arg!.type;
@@ -123,6 +262,17 @@ function accumulate(a: AggCall, st: AggState, v: Value): void {
     case 'bool_or':
       st.v = st.v === true || v === true;
       return;
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'var_samp':
+    case 'var_pop':
+      st.v = accumulateMoments(t, st.v, v);
+      return;
+    case 'string_agg':
+    case 'array_agg':
+    case 'percentile_cont':
+    case 'percentile_disc':
+      throw new Error(`${a.fn} collects its inputs (collect)`);
     case 'min':
     case 'max': {
       if (st.v === undefined) st.v = v;
@@ -159,6 +309,7 @@ function addTo(t: PgType, fn: 'sum' | 'avg', acc: unknown, v: Value): unknown {
 
 function final(a: AggCall, st: AggState): Value {
   if (a.fn === 'count') return BigInt(st.n);
+  if (COLLECTING_AGGREGATES.has(a.fn)) return finalCollected(a, st);
   if (st.n === 0) return null;
   switch (a.fn) {
     case 'min':
@@ -174,6 +325,16 @@ function final(a: AggCall, st: AggState): Value {
       if (typeof st.v === 'number') return st.v / st.n;
       if (typeof st.v === 'bigint') return numericDiv({ kind: 'finite', coef: st.v, scale: 0 }, BigInt(st.n));
       return numericDiv(st.v as DecimalValue, BigInt(st.n));
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'var_samp':
+    case 'var_pop':
+      return finalMoments(a, st);
+    case 'string_agg':
+    case 'array_agg':
+    case 'percentile_cont':
+    case 'percentile_disc':
+      return finalCollected(a, st);
     default: {
       const never: never = a.fn;
       throw new Error(`unknown aggregate ${String(never)}`);

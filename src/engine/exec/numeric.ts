@@ -181,6 +181,27 @@ function sqrtTo(x: Finite, rscale: number): string {
   return formatDecimal({ kind: 'finite', coef: q, scale: rscale });
 }
 
+/**
+ * numeric_stddev_internal (PostgreSQL 15 numeric.c): the variance (N·Σx² − (Σx)²) / (N·(N−1))
+ * (N·N for the population), divided at select_div_scale's scale; the standard deviation is
+ * its square root at that same scale. A numerator rounded to ≤ 0 is 0.
+ */
+export function numericVariance(n: bigint, sum: DecimalValue, sum2: DecimalValue, sample: boolean, root: boolean): string {
+  const sx = sum as Finite;
+  const sx2 = sum2 as Finite;
+  const rscale = sx.scale * 2;
+  // N·Σx² at rscale (Σx² already has twice the input scale) minus (Σx)².
+  const a = n * sx2.coef * pow10(rscale - sx2.scale);
+  const b = sx.coef * sx.coef * pow10(rscale - 2 * sx.scale);
+  const num = a - b;
+  if (num <= 0n) return '0';
+  const den = sample ? n * (n - 1n) : n * n;
+  const variance = numericDiv(formatDecimal({ kind: 'finite', coef: num, scale: rscale }), den.toString());
+  if (!root) return variance;
+  const v = finite(variance, 'sqrt')!;
+  return sqrtTo(v, v.scale);
+}
+
 /** floor(sqrt(n)) for n >= 0 (Newton's method on bigints). */
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;

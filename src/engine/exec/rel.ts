@@ -4,6 +4,7 @@
  * hash table, then streams its probe side through it, then emits the build rows an outer join
  * preserves.
  */
+import { recordScan } from '../counters.js';
 import type { Value } from '../../types/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import type { RelNode } from '../join-plan.js';
@@ -72,6 +73,7 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
       } finally {
         await scan.end();
       }
+      recordScan(scan.stats);
       const tr = ctx.trace?.nodes.get(n);
       if (tr !== undefined) tr.stats = scan.stats;
       return;

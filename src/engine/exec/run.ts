@@ -22,6 +22,8 @@ import { limitRows } from './limit.js';
 import { materialize } from './scan.js';
 import { compile, runCompiled } from '../compile/pipeline.js';
 import { runParallel } from '../compile/parallel.js';
+import { recordScan } from '../counters.js';
+import { ctidColumn, isCtidField } from '../ctid.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -69,6 +71,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
     case 'stats-aggregate': {
       const q = p.query;
       const r = await q.table.aggregate(p.specs, p.where);
+      recordScan(r.stats);
       const cols = r.values.map((v, j) => [engineValue(v, q.grouping!.aggs[j]!.type.id, r.types[j]!)]);
       if (t !== null) Object.assign(t, { stats: r.stats, scanRows: 1, scanFirst: now(), scanLast: now(), aggRows: 1, aggAt: now() });
       return finish(q, [{ rows: 1, cols }], true, t);
@@ -82,6 +85,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
         columns: q.columns.map((f) => f.name),
         ...(p.where !== undefined ? { where: p.where } : {}),
       });
+      recordScan(r.stats);
       const b = materialize(r.batch, q.columns);
       if (t !== null) Object.assign(t, { stats: r.stats, scanRows: b.rows, scanFirst: now(), scanLast: now() });
       return finish(q, [b], false, t);
@@ -90,8 +94,11 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       const q = p.query;
       const fused = await runFused(p, t, now);
       if (fused !== null) return fused;
-      const names = q.columns.length > 0 ? q.columns.map((f) => f.name) : [q.table.fields[0]!.name];
-      const fields = q.columns.length > 0 ? q.columns : [q.table.fields[0]!];
+      // ctid is no stored column: it is computed from each batch's position (../ctid.ts).
+      const ctidSlot = q.columns.findIndex(isCtidField);
+      const stored = ctidSlot < 0 ? q.columns : q.columns.filter((f) => !isCtidField(f));
+      const names = stored.length > 0 ? stored.map((f) => f.name) : [q.table.fields[0]!.name];
+      const fields = stored.length > 0 ? stored : [q.table.fields[0]!];
       const scan = q.table.scan({ columns: names, ...(p.where !== undefined ? { where: p.where } : {}) });
       const agg = q.grouping === null ? null : new HashAggregate(q.grouping.keys, q.grouping.aggs);
       const batches: RowBatch[] = [];
@@ -99,6 +106,11 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       try {
         for (let sb = await scan.next(); sb !== null; sb = await scan.next()) {
           let b = materialize(sb, fields);
+          if (ctidSlot >= 0) {
+            const cols = stored.length > 0 ? [...b.cols] : [];
+            cols.splice(ctidSlot, 0, ctidColumn(sb, scan.position));
+            b = { rows: b.rows, cols };
+          }
           if (p.residual !== null) b = filter(b, p.residual);
           if (t !== null) {
             if (t.scanRows === 0) t.scanFirst = now();
@@ -111,6 +123,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       } finally {
         await scan.end();
       }
+      recordScan(scan.stats);
       if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
       return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
     }
@@ -140,6 +153,7 @@ async function runFused(p: Extract<Plan, { kind: 'pipeline' }>, t: RunTrace | nu
     if (t !== null) t.scanRows = 0;
     return null;
   }
+  recordScan(r.stats);
   if (t !== null) Object.assign(t, { stats: r.stats, scanLast: now() });
   return q.grouping === null ? finish(q, r.batches, true, t) : finishGroups(q, r.batches[0]!, t, now);
 }

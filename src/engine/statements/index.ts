@@ -1,9 +1,13 @@
 /**
  * Statements other than SELECT, one file each: CREATE TABLE, DROP TABLE, ALTER TABLE … ADD
- * COLUMN, INSERT, DELETE. Each returns a QueryResult whose `tag` is PostgreSQL's command tag.
+ * COLUMN, INSERT, UPDATE, DELETE, TRUNCATE. Each returns a QueryResult whose `tag` is
+ * PostgreSQL's command tag. The writes go through a write set (./target.ts): the transaction
+ * block's, or the statement's own, committed at its end.
  */
 export { createTable } from './create-table.js';
 export { dropTable } from './drop-table.js';
 export { alterTable } from './alter-table.js';
-export { insert } from './insert.js';
-export { deleteFrom } from './delete.js';
+export { insert, describeInsert } from './insert.js';
+export { deleteFrom, describeDelete } from './delete.js';
+export { update, describeUpdate } from './update.js';
+export { truncate } from './truncate.js';

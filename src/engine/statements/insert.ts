@@ -1,29 +1,42 @@
 /**
- * INSERT INTO name [(columns)] VALUES (…), … | SELECT …
+ * INSERT INTO name [(columns)] VALUES (…), … | SELECT … [ON CONFLICT DO NOTHING] [RETURNING …]
  *
- * Rows go through the table's sink (src/insert/sink.ts) in one batch and one commit, so the
- * statement is atomic: a NOT NULL violation (23502, checked by the sink), a bad literal or an
- * out-of-range value leaves the table as it was. Columns not named get their DEFAULT (or
- * NULL); each value is coerced to its column by PostgreSQL's assignment rules (./assign.ts).
- * The command tag is `INSERT 0 n`. ON CONFLICT, RETURNING, WITH and OVERRIDING are 0A000.
+ * On its own, the rows go through the table's sink (src/insert/sink.ts) in one batch and one
+ * commit, so the statement is atomic: a NOT NULL violation (23502, checked by the sink), a bad
+ * literal or an out-of-range value leaves the table as it was. In a transaction block they go
+ * to the transaction's write set (src/scan/write-set.ts: buffered in memory, committed at
+ * COMMIT). Columns not named get their DEFAULT (or NULL); each value is coerced to its column
+ * by PostgreSQL's assignment rules (./assign.ts). A bare `$n` in VALUES takes its column's
+ * type (describeInsert), as postgres_fdw's `INSERT … VALUES ($1, $2)` with no parameter
+ * types needs. The command tag is `INSERT 0 n`. paxd has no unique constraints, so ON
+ * CONFLICT DO NOTHING inserts every row; an ON CONFLICT naming a conflict target is 42P10 as
+ * in PostgreSQL. RETURNING evaluates over the rows inserted. WITH and OVERRIDING are 0A000.
  */
-import type { Database, Table } from '../../database.js';
-import { type Field, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
+import { Table, type Database } from '../../database.js';
+import { type Field, type PgType, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
 import { bindQuery, bindValue, isUnknownLiteral, openTable, queryUnknown } from '../bind.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
 import { evaluate } from '../exec/eval.js';
 import { run } from '../exec/run.js';
 import { planQuery } from '../plan.js';
-import type { QueryResult } from '../result.js';
+import { engineType } from '../types.js';
+import type { QueryResult, ResultField } from '../result.js';
 import { assignExpr, assignValue, checkAssignable } from './assign.js';
+import { toEngine } from './positions.js';
+import { scanDatabase, targetName, transactionWrites } from './target.js';
+import { bindOverTarget, returningRows } from './where.js';
 
 export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
-  if (s.onConflictClause !== undefined) throw notSupported('ON CONFLICT');
-  if (s.returningList !== undefined) throw notSupported('RETURNING');
+  checkOnConflict(s.onConflictClause as AstFields | undefined);
   if (s.withClause !== undefined) throw notSupported('WITH');
   const rel = s.relation as AstFields;
-  const table = await openTable(db, rel.relname as string, rel.location as number);
+  const name = targetName(rel);
+  const ws = await transactionWrites(db, name, rel.location as number);
+  // In a transaction the columns come from the write set: opening the table would make its staged snapshot.
+  const table = ws !== null ? new Table(ws.store, name, ws.scanSnapshot()) : await openTable(db, name, rel.location as number);
+  const returning = (s.returningList ?? []) as AstNode[];
+  const bound = returning.length > 0 ? await bindOverTarget(ws !== null ? scanDatabase(db, ws) : db, rel, [], returning, undefined) : null;
   const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt);
   if (source === null) throw notSupported('INSERT … DEFAULT VALUES');
   const named = (s.cols ?? []) as AstNode[];
@@ -54,8 +67,61 @@ export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
       out[r] = v === undefined ? defaults[j]! : v;
     }
   });
-  if (rows.length > 0) await write(table, cols);
-  return { command: 'INSERT', tag: `INSERT 0 ${rows.length}`, fields: [], rows: [] };
+  if (rows.length > 0) {
+    if (ws !== null) await ws.insert(cols);
+    else await write(table, cols);
+  }
+  const out: Value[][] = [];
+  if (bound !== null && rows.length > 0) {
+    const batch = {
+      rows: rows.length,
+      cols: bound.select.columns.map((f) => {
+        const j = table.fields.findIndex((x) => x.fieldId === f.fieldId);
+        return j < 0 ? new Array<Value>(rows.length).fill(null) : toEngine(table.fields[j]!, cols[j]!);
+      }),
+    };
+    returningRows(bound, 0, batch, out);
+  }
+  return { command: 'INSERT', tag: `INSERT 0 ${rows.length}`, fields: bound?.fields ?? [], rows: out };
+}
+
+/**
+ * ON CONFLICT: paxd has no unique or exclusion constraints, so nothing ever conflicts and DO
+ * NOTHING inserts every row; a conflict target cannot match any constraint (42P10), and DO
+ * UPDATE without one is 42601, as PostgreSQL says.
+ */
+function checkOnConflict(c: AstFields | undefined): void {
+  if (c === undefined) return;
+  if (c.infer !== undefined)
+    throw new SqlError('invalid_input', '42P10', 'there is no unique or exclusion constraint matching the ON CONFLICT specification', positionOf(c.location));
+  if (c.action !== 'ONCONFLICT_NOTHING')
+    throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'ON CONFLICT DO UPDATE requires inference specification or constraint name', positionOf(c.location));
+}
+
+/**
+ * Describe (the infer phase): a bare `$n` in VALUES takes its column's type, as PostgreSQL's
+ * INSERT does; RETURNING's fields, or null without it.
+ */
+export async function describeInsert(db: Database, s: AstFields, types: (PgType | null)[]): Promise<ResultField[] | null> {
+  const rel = s.relation as AstFields;
+  const table = await openTable(db, targetName(rel), rel.location as number);
+  const named = ((s.cols ?? []) as AstNode[]).map((c) => fieldsOf(c).name as string);
+  const targets = named.length > 0 ? named.map((n) => table.fields.find((f) => f.name === n)) : table.fields;
+  const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt as AstNode);
+  if (source?.valuesLists !== undefined)
+    for (const l of source.valuesLists as AstNode[])
+      (fieldsOf(l).items as AstNode[]).forEach((item, i) => {
+        const f = targets[i];
+        if (kindOf(item) === 'ParamRef' && f !== undefined) {
+          const k = (fieldsOf(item).number as number) - 1;
+          while (types.length <= k) types.push(null);
+          types[k] ??= engineType(f.type);
+        } else if (kindOf(item) !== 'SetToDefault') bindValue(item, 'VALUES');
+      });
+  else if (source !== null) await bindQuery(db, s.selectStmt as AstNode);
+  const returning = (s.returningList ?? []) as AstNode[];
+  if (returning.length === 0) return null;
+  return [...(await bindOverTarget(db, rel, [], returning, undefined)).fields];
 }
 
 async function write(table: Table, cols: Value[][]): Promise<void> {
