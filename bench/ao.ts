@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../src/database.js';
 import { LocalStore } from '../src/storage/local.js';
-import type { ObjectStore } from '../src/storage/store.js';
 import { ForwardingStore } from '../src/storage/forwarding.js';
 import { columnOf } from '../src/types/builder.js';
 import type { Batch, Column } from '../src/types/column.js';

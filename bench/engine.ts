@@ -26,7 +26,6 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pgdriver from 'pg';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Database } from '../src/database.js';
@@ -35,6 +34,7 @@ import { startPostgres, type Postgres } from '../test/support/pg.js';
 import { isOrdered } from '../test/engine/compare.js';
 import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';
 import { BENCH_DATA_DIR, ensureLineitemCsv } from './lineitem-csv.js';
+import { saveResults } from './support.js';
 
 /** Bumped when the cached paxd store or DuckDB file for a given SF must be rebuilt. */
 const CACHE_VERSION = 1;
@@ -417,13 +417,6 @@ function pgReadable(file: string): { path: string; cleanup(): void } {
 
 // ---- helpers ----------------------------------------------------------------------------
 
-function saveResults(name: string, data: unknown): void {
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-  log(`results: ${file}`);
-}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -32,17 +32,16 @@
  * --explain prints EXPLAIN (ANALYZE, VERBOSE) of each query through both foreign tables
  * (planning time there includes postgres_fdw's remote EXPLAINs).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Database } from '../src/database.js';
 import { ingestFiles } from '../src/insert/ingest.js';
 import { runMirror, mirrorOptions } from '../src/mirror/index.js';
 import { startPostgres, type Postgres } from '../test/support/pg.js';
+import { saveResults, startPaxd, type PaxdChild } from './support.js';
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const log = (s: string) => process.stderr.write(s + '\n');
@@ -229,55 +228,7 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   await new Promise<void>((resolve, reject) => w.end((e?: Error | null) => (e ? reject(e) : resolve())));
 }
 
-interface PaxdChild {
-  readonly port: number;
-  stop(): Promise<void>;
-}
 
-/** `paxd serve` from source on 127.0.0.1:<free port>, trust, no HTTP API; resolves once listening. */
-async function startPaxd(dir: string): Promise<PaxdChild> {
-  const cli = fileURLToPath(new URL('../test/support/cli.ts', import.meta.url));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', cli, 'serve', '--data', dir, '--listen', '127.0.0.1:0', '--auth', 'trust', '--http', 'off', '--log-level', 'warn'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    const onData = (b: Buffer) => {
-      text += b.toString('utf8');
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(text);
-      if (m !== null) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`paxd serve exited with ${code} before listening: ${text}`)));
-  });
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  return {
-    port,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-      process.removeListener('exit', killOnExit);
-    },
-  };
-}
-
-function saveResults(name: string, data: unknown): void {
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-  log(`results: ${file}`);
-}
 
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');

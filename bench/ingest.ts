@@ -28,7 +28,7 @@
  * world-readable temporary folder first.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, linkSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,7 @@ import { LINEITEM_COLUMNS } from './lineitem.js';
 import { ensureLineitemCsv, removeLineitemCsv } from './lineitem-csv.js';
 import { ensureLineitemArrow } from './lineitem-arrow.js';
 import { measureIngestRss } from './rss.js';
+import { saveResults } from './support.js';
 
 const PAXD_VS_PG_TARGET = 1.5;
 const ARROW_TARGET_ROWS_PER_S = 3_000_000;
@@ -279,13 +280,6 @@ async function runRss(sf: number, keep: boolean): Promise<void> {
 
 // ---- helpers ----------------------------------------------------------------------------
 
-function saveResults(name: string, data: unknown): void {
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-  log(`results: ${file}`);
-}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);

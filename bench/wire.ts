@@ -25,12 +25,10 @@
  *
  *   npm run bench -- wire [--clients 64] [--seconds 60] [--rows 1000000] [--sf 0.1] [--skip-pg]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connect as netConnect } from 'node:net';
 import pg from 'pg';
 import { Database } from '../src/database.js';
@@ -38,6 +36,7 @@ import { startPostgres, type Postgres } from '../test/support/pg.js';
 import { generateLineitem, LINEITEM_COLUMNS, lineitemRows } from './lineitem.js';
 import { CsvWriter } from './lineitem-csv.js';
 import { errorFieldsOf, fe } from '../test/pgwire/client.js';
+import { saveResults, startPaxd, type PaxdChild } from './support.js';
 
 const COPY_EVERY = 10;
 const COPY_ROWS = 500;
@@ -599,59 +598,9 @@ async function copyIn(c: pg.Client, sql: string, chunks: readonly Buffer[]): Pro
   return c.query(new CopyIn(sql, chunks)).done;
 }
 
-// ---- paxd as a child process ---------------------------------------------------------------
-
-interface PaxdChild {
-  readonly port: number;
-  stop(): Promise<void>;
-}
-
-/** `paxd serve` from source on 127.0.0.1:<free port>, trust, no HTTP API; resolves once listening. */
-async function startPaxd(dir: string): Promise<PaxdChild> {
-  const cli = fileURLToPath(new URL('../test/support/cli.ts', import.meta.url));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', cli, 'serve', '--data', dir, '--listen', '127.0.0.1:0', '--auth', 'trust', '--http', 'off', '--log-level', 'warn'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    const onData = (b: Buffer) => {
-      text += b.toString('utf8');
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(text);
-      if (m !== null) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`paxd serve exited with ${code} before listening: ${text}`)));
-  });
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  return {
-    port,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-      process.removeListener('exit', killOnExit);
-    },
-  };
-}
 
 // ---- helpers -------------------------------------------------------------------------------
 
-function saveResults(name: string, data: unknown): void {
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-  log(`results: ${file}`);
-}
 
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');

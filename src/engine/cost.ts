@@ -262,21 +262,9 @@ function cmpSelectivity(f: Field, op: string, value: Value, s: ColumnStats): num
 export function columnDistinct(table: Table, field: Field, rows: number): number {
   if (field.type.id === 'bool') return Math.min(2, Math.max(1, rows));
   if (!INTEGRAL.has(field.type.id)) return Math.max(1, Math.min(DEFAULT_NDV, rows));
-  let lo: number | null = null;
-  let hi: number | null = null;
-  const snap = table.snapshot;
-  for (const f of snap.files)
-    for (const g of f.groups) {
-      if (g.live === 0) continue;
-      const s = groupStats(g, field, snap.options.zoneRows);
-      const a = asNumber(s.min);
-      const b = asNumber(s.max);
-      if (a === null || b === null) return Math.max(1, Math.min(DEFAULT_NDV, rows));
-      lo = lo === null ? a : Math.min(lo, a);
-      hi = hi === null ? b : Math.max(hi, b);
-    }
-  if (lo === null || hi === null) return 1;
-  return Math.max(1, Math.min(rows, hi - lo + 1));
+  const r = columnRange(table, field);
+  if (r === null) return Math.max(1, Math.min(DEFAULT_NDV, rows));
+  return Math.max(1, Math.min(rows, r.hi - r.lo + 1));
 }
 
 /** Groups of a GROUP BY whose keys have `ndvs` distinct values each, over `rows` rows. */
