@@ -13,7 +13,9 @@ import { parseTypeName } from './types/parse-type.js';
 import { parseText } from './types/text-io.js';
 import type { ObjectStore } from './storage/store.js';
 import { openStore } from './storage/open.js';
-import { commit as commitSnapshot, createTable as createTableSnapshot, latestSnapshot, latestSnapshotInfo, listSnapshots, listTables } from './storage/catalog.js';
+import { commit as commitSnapshot, createTable as createTableSnapshot, incarnationOf, isDropped, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo } from './storage/catalog.js';
+import { dropTable as dropTableSnapshot } from './storage/drop.js';
+import { tableNotFound } from './types/errors.js';
 import type { SnapshotJson, TableOptionsJson } from './storage/snapshot-types.js';
 import { fieldsOf, fieldToJson } from './storage/schema.js';
 import { vacuum as vacuumTable, type VacuumOptions } from './storage/vacuum.js';
@@ -77,13 +79,42 @@ export class Database {
     return new Database(store);
   }
 
+  /** The tables that exist (dropped ones are not listed), sorted by name. */
   async tables(): Promise<TableInfo[]> {
     const out: TableInfo[] = [];
     for (const name of await listTables(this.store)) {
-      const s = await latestSnapshot(this.store, name);
+      let s: SnapshotJson;
+      try {
+        s = await this.latest(name);
+      } catch (e) {
+        // Dropped (or vacuumed away) between the listing and the read.
+        if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) continue;
+        throw e;
+      }
       out.push(tableInfo(s));
     }
     return out;
+  }
+
+  /**
+   * Names of dropped tables whose folders still hold a tombstone (src/storage/drop.ts):
+   * `paxd vacuum NAME` removes their data once no reader can need it.
+   */
+  async droppedTables(): Promise<string[]> {
+    const live = new Set(await listTables(this.store));
+    return (await listTables(this.store, { dropped: true })).filter((n) => !live.has(n));
+  }
+
+  /**
+   * DROP TABLE: commits a tombstone snapshot (src/storage/drop.ts). From then on the name is
+   * 42P01 to every reader and writer until created again; readers that pinned an older
+   * snapshot keep reading it, and `paxd vacuum` removes the data after its grace period.
+   * 42P01 when the table does not exist.
+   */
+  async dropTable(name: string): Promise<SnapshotJson> {
+    const tomb = await dropTableSnapshot(this.store, name);
+    this.snapshots.delete(name);
+    return tomb;
   }
 
   async createTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Promise<Table> {
@@ -140,11 +171,17 @@ export class Database {
   private async latest(name: string): Promise<SnapshotJson> {
     const top = (await listSnapshots(this.store, name))[0];
     const hit = this.snapshots.get(name);
-    if (top !== undefined && hit !== undefined && hit.path === top.path && hit.size === top.size && hit.mtimeMs === top.mtimeMs) return hit.snapshot;
-    const info = await latestSnapshotInfo(this.store, name);
-    if (top !== undefined && info.path === top.path) this.snapshots.set(name, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, snapshot: info.snapshot });
-    else this.snapshots.delete(name);
-    return info.snapshot;
+    let snapshot: SnapshotJson;
+    if (top !== undefined && hit !== undefined && hit.path === top.path && hit.size === top.size && hit.mtimeMs === top.mtimeMs) snapshot = hit.snapshot;
+    else {
+      // A tombstone is remembered too: polling a dropped name reads no snapshot file either.
+      const info = await newestSnapshotInfo(this.store, name);
+      if (top !== undefined && info.path === top.path) this.snapshots.set(name, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, snapshot: info.snapshot });
+      else this.snapshots.delete(name);
+      snapshot = info.snapshot;
+    }
+    if (isDropped(snapshot)) throw tableNotFound(name);
+    return snapshot;
   }
 
   private readonly snapshots = new Map<string, { path: string; size: number; mtimeMs: number; snapshot: SnapshotJson }>();
@@ -166,8 +203,9 @@ export class Database {
    */
   checkInterrupts(): void {}
 
+  /** `paxd vacuum NAME`; a dropped table is vacuumed too (its data goes, its tombstone stays). */
   async vacuum(name: string, options: VacuumOptions): Promise<Awaited<ReturnType<typeof vacuumTable>>> {
-    await latestSnapshot(this.store, name); // fails cleanly for a missing table
+    await newestSnapshotInfo(this.store, name); // fails cleanly for a missing table
     return vacuumTable(this.store, name, options);
   }
 
@@ -211,7 +249,8 @@ export class Table {
 
   /** A sink appending to this table; columns of written batches are in field order. */
   sink(options: SinkOptions = {}): TableSink {
-    const o: SinkOptions = { layout: this.pinned.layout, ...options };
+    // The incarnation: a sink whose table is dropped and created again before it commits fails with 42P01.
+    const o: SinkOptions = { layout: this.pinned.layout, ...(this.uncreated ? {} : { incarnation: incarnationOf(this.pinned) }), ...options };
     return new TableSink(this.store, this.name, this.fields, this.pinned.options, this.uncreated ? { ...o, create: this.pinned } : o);
   }
 
@@ -234,7 +273,7 @@ export class Table {
         throw new PaxdError('constraint', SQLSTATE.not_null_violation, `column "${spec.name}" of relation "${this.name}" contains null values`, { columnName: spec.name });
       const field: Field = { name: spec.name, type, notNull: spec.notNull ?? false, fieldId: base.nextFieldId, ...(spec.default !== undefined ? { default: spec.default } : {}) };
       return { ...base, operation: 'add_column', fields: [...base.fields, fieldToJson(field)], nextFieldId: base.nextFieldId + 1, summary: { command: 'add_column', column: spec.name } };
-    });
+    }, { incarnation: incarnationOf(this.pinned) });
     this.pinned = snapshot;
     return snapshot;
   }

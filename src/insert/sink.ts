@@ -43,6 +43,11 @@ export interface SinkOptions {
   ingested?: readonly IngestedFileJson[];
   /** Identities kept in the window (default DEFAULT_INGESTED_WINDOW). */
   ingestedWindow?: number;
+  /**
+   * The table incarnation the rows are for (src/storage/catalog.ts `incarnationOf`): the
+   * commit fails with 42P01 if the table was dropped and created again meanwhile.
+   */
+  incarnation?: number;
 }
 
 /** What the sink needs from a layout's writer: PaxFileWriter, or AoAppender (one stripe per `finish`). */
@@ -278,7 +283,7 @@ export class TableSink {
                 ...segments(base),
                 ...recorded(base),
                 ...(summary !== undefined ? { summary } : {}),
-              }));
+              }), this.sinkOptions.incarnation !== undefined ? { incarnation: this.sinkOptions.incarnation } : {});
       } finally {
         // Committed or not, the claim has done its job: a commit bumped the segment set's
         // generation, and a failed one left its EOF where the next claimant truncates.

@@ -34,7 +34,8 @@
 import { type Field, type Value, PaxdError, SQLSTATE, columnOf } from '../types/index.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
-import { commit as commitSnapshot, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
+import { commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
+import { tableNotFound } from '../types/errors.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileWriter } from '../pax/writer.js';
 import { newFileName } from '../insert/sink.js';
@@ -293,7 +294,8 @@ export class WriteSet {
     await this.flush();
     if (!this.dirty) return null;
     try {
-      return await commitSnapshot(this.store, this.table, this.builder(), opts);
+      // The pinned snapshot's incarnation: a table dropped and created again meanwhile is 42P01.
+      return await commitSnapshot(this.store, this.table, this.builder(), { incarnation: incarnationOf(this.base), ...opts });
     } catch (e) {
       // A conflict means no snapshot was written; after any other failure the outcome may be
       // unknown (a snapshot written whose durability could not be confirmed): the staged files
@@ -310,7 +312,10 @@ export class WriteSet {
    */
   async validate(): Promise<void> {
     await this.flush();
-    if (this.dirty) await this.builder()(await latestSnapshot(this.store, this.table));
+    if (!this.dirty) return;
+    const latest = await latestSnapshot(this.store, this.table);
+    if (incarnationOf(latest) !== incarnationOf(this.base)) throw tableNotFound(this.table);
+    await this.builder()(latest);
   }
 
   /** The commit loop's build function: this transaction's writes rebased on `latest`. */

@@ -12,11 +12,16 @@
  * A snapshot file that is torn (an incomplete write: only possible on a medium without
  * atomic create, or after damage) is skipped: readers fall back to the one before it, and
  * the next commit takes a number above it.
+ *
+ * DROP TABLE (./drop.ts) commits a *tombstone*: a snapshot with operation 'drop' and no files.
+ * A table whose newest committed snapshot is a tombstone does not exist: reading it, committing
+ * to it and listing it behave as for a name never used (42P01), and `createTable` starts a new
+ * *incarnation* of it above the tombstone (docs/FORMAT.md "Dropping and re-creating").
  */
 import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/errors.js';
 import { decodeSnapshot, encodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
 import type { SnapshotJson } from './snapshot-types.js';
-import type { ObjectStore } from './store.js';
+import type { ObjectInfo, ObjectStore } from './store.js';
 
 /** Listing then reading the newest snapshot can race with vacuum; list again this often. */
 const RELIST_ATTEMPTS = 5;
@@ -47,14 +52,69 @@ export function checkTableName(table: string): void {
   }
 }
 
-/** Tables of the store (folders holding snapshot files), sorted by name. */
-export async function listTables(store: ObjectStore): Promise<string[]> {
-  const names = new Set<string>();
+/** A tombstone: the snapshot DROP TABLE commits; its table does not exist (./drop.ts). */
+export function isDropped(s: SnapshotJson): boolean {
+  return s.operation === 'drop';
+}
+
+/**
+ * The incarnation a snapshot belongs to: the id of the 'create' snapshot that began it. A
+ * table created once is incarnation 1 (`incarnation` absent); a re-create after DROP TABLE
+ * records its own id, and every later commit carries it forward.
+ */
+export function incarnationOf(s: SnapshotJson): number {
+  return s.incarnation ?? 1;
+}
+
+export interface ListTablesOptions {
+  /** Also list dropped tables (whose newest snapshot is a tombstone): vacuum still has work there. */
+  dropped?: boolean;
+}
+
+/**
+ * Tables of the store (folders holding snapshot files whose newest committed snapshot is not a
+ * tombstone), sorted by name.
+ *
+ * Telling a dropped table from a live one takes its newest snapshot file; snapshot files are
+ * immutable, so what was learnt from one (by path, size and mtime) is remembered per store and
+ * a listing of an unchanged store reads no snapshot file (the mirror polls this).
+ */
+export async function listTables(store: ObjectStore, opts: ListTablesOptions = {}): Promise<string[]> {
+  const newest = new Map<string, ObjectInfo>();
   for (const o of await store.list('')) {
     const parts = o.path.split('/');
-    if (parts.length === 3 && parts[1] === SNAPSHOTS_DIR && snapshotIdOf(o.path) !== null) names.add(parts[0]!);
+    const id = parts.length === 3 && parts[1] === SNAPSHOTS_DIR ? snapshotIdOf(o.path) : null;
+    if (id === null || o.path !== snapshotPath(parts[0]!, id)) continue;
+    const top = newest.get(parts[0]!);
+    if (top === undefined || snapshotIdOf(top.path)! < id) newest.set(parts[0]!, o);
   }
-  return [...names].sort();
+  const out: string[] = [];
+  for (const [name, top] of newest) {
+    if (opts.dropped === true || !(await droppedAt(store, name, top))) out.push(name);
+  }
+  return out.sort();
+}
+
+/** Per store and table: the newest snapshot file seen by listTables and whether it was a tombstone. */
+const TOMBSTONES = new WeakMap<ObjectStore, Map<string, { path: string; size: number; mtimeMs: number; dropped: boolean }>>();
+
+/** Whether the table whose newest snapshot file is `top` is dropped (torn files fall back as readers do). */
+async function droppedAt(store: ObjectStore, table: string, top: ObjectInfo): Promise<boolean> {
+  let seen = TOMBSTONES.get(store);
+  if (seen === undefined) TOMBSTONES.set(store, (seen = new Map()));
+  const hit = seen.get(table);
+  if (hit !== undefined && hit.path === top.path && hit.size === top.size && hit.mtimeMs === top.mtimeMs) return hit.dropped;
+  let dropped: boolean;
+  try {
+    const info = await newestSnapshotInfo(store, table);
+    dropped = isDropped(info.snapshot);
+    if (info.path === top.path) seen.set(table, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, dropped });
+  } catch (e) {
+    // Only torn snapshots, or every snapshot vacuumed since the listing: no table to list.
+    if (isPaxdError(e) && e.kind === 'not_found') return true;
+    throw e;
+  }
+  return dropped;
 }
 
 /** The snapshot files of a table, highest id first. */
@@ -68,8 +128,21 @@ export async function listSnapshots(store: ObjectStore, table: string): Promise<
   return out.sort((a, b) => b.id - a.id);
 }
 
-/** The newest committed snapshot, falling back over torn ones; see LatestSnapshot. */
+/**
+ * The newest committed snapshot of a live table, falling back over torn ones; see
+ * LatestSnapshot. Kind 'not_found' (42P01) when there is none or it is a tombstone.
+ */
 export async function latestSnapshotInfo(store: ObjectStore, table: string): Promise<LatestSnapshot> {
+  const info = await newestSnapshotInfo(store, table);
+  if (isDropped(info.snapshot)) throw tableNotFound(table);
+  return info;
+}
+
+/**
+ * The newest committed snapshot, a tombstone included (what createTable and vacuum build on);
+ * kind 'not_found' (42P01) when there is none.
+ */
+export async function newestSnapshotInfo(store: ObjectStore, table: string): Promise<LatestSnapshot> {
   for (let attempt = 1; ; attempt++) {
     const snaps = await listSnapshots(store, table);
     if (snaps.length === 0) throw tableNotFound(table);
@@ -115,17 +188,37 @@ export async function readSnapshot(store: ObjectStore, table: string, id: number
 
 /**
  * Creates a table: snapshot 1 (parent 0) with the given content. Kind 'exists' (42P07) when
- * the table already has a snapshot 1.
+ * the table already exists.
+ *
+ * Over a dropped table (its newest snapshot a tombstone, N) the create is snapshot N+1 with
+ * parent N and `incarnation` N+1: a new table that shares nothing with the dropped one but
+ * its folder and the snapshot numbering, so no name is ever reused. Concurrent creates race
+ * on that number, which exactly one of them wins; the others get 42P07.
  */
 export async function createTable(store: ObjectStore, snapshot0: SnapshotJson, opts: { now?: () => Date } = {}): Promise<SnapshotJson> {
   checkTableName(snapshot0.table);
   const now = opts.now ?? (() => new Date());
-  const first: SnapshotJson = { ...snapshot0, format: 1, id: 1, parent: 0, createdAt: now().toISOString() };
-  // Vacuum may have removed snapshot 1 of an existing table: any snapshot means it exists.
-  // (Two concurrent creates still race on snapshot 1, which exactly one of them wins.)
-  if ((await listSnapshots(store, first.table)).length > 0) throw tableExists(first.table);
-  if (!(await store.putIfAbsent(snapshotPath(first.table, first.id), encodeSnapshot(first)))) throw tableExists(first.table);
-  return first;
+  const fresh: SnapshotJson = { ...snapshot0, format: 1, id: 1, parent: 0, createdAt: now().toISOString() };
+  delete fresh.incarnation;
+  // Vacuum may have removed snapshot 1 of an existing table: any snapshot means it exists,
+  // unless the newest committed one is a tombstone.
+  if ((await listSnapshots(store, fresh.table)).length === 0) {
+    if (!(await store.putIfAbsent(snapshotPath(fresh.table, 1), encodeSnapshot(fresh)))) throw tableExists(fresh.table);
+    return fresh;
+  }
+  let newest: LatestSnapshot;
+  try {
+    newest = await newestSnapshotInfo(store, fresh.table);
+  } catch (e) {
+    // Only torn snapshot files: a first commit that never completed; its number is taken.
+    if (isPaxdError(e) && e.kind === 'not_found') throw tableExists(fresh.table);
+    throw e;
+  }
+  if (!isDropped(newest.snapshot)) throw tableExists(fresh.table);
+  const id = newest.highestId + 1;
+  const next: SnapshotJson = { ...fresh, id, parent: newest.snapshot.id, incarnation: id };
+  if (!(await store.putIfAbsent(snapshotPath(next.table, id), encodeSnapshot(next)))) throw tableExists(next.table);
+  return next;
 }
 
 export interface CommitOptions {
@@ -139,6 +232,13 @@ export interface CommitOptions {
   maxBackoffMs?: number;
   /** The clock for `createdAt` (tests). */
   now?: () => Date;
+  /**
+   * The incarnation (incarnationOf) the writer's work belongs to, from the snapshot it
+   * started from: when the table's newest is another one (dropped and created again since),
+   * the commit fails with 42P01 instead of adding old rows to a new table. Without it, the
+   * incarnation of the first base the commit reads is the one expected on every retry.
+   */
+  incarnation?: number;
 }
 
 /** Builds the next snapshot's content from a base; called again with a new base after a lost race. */
@@ -159,10 +259,14 @@ export async function commit(store: ObjectStore, table: string, build: BuildSnap
   const maxBackoff = opts.maxBackoffMs ?? DEFAULT_COMMIT_MAX_BACKOFF_MS;
   const now = opts.now ?? (() => new Date());
   const started = Date.now();
+  let incarnation = opts.incarnation;
 
   for (let attempt = 1; ; attempt++) {
+    // A tombstone fails here with 42P01: a writer that lost the race to DROP TABLE is dropped.
     const latest = await latestSnapshotInfo(store, table);
     const base = latest.snapshot;
+    incarnation ??= incarnationOf(base);
+    if (incarnationOf(base) !== incarnation) throw tableNotFound(table);
     const content = await build(base);
     const next: SnapshotJson = {
       ...content,
@@ -172,6 +276,9 @@ export async function commit(store: ObjectStore, table: string, build: BuildSnap
       parent: base.id,
       createdAt: now().toISOString(),
     };
+    // The incarnation is the base's, whatever `build` returned.
+    if (base.incarnation !== undefined) next.incarnation = base.incarnation;
+    else delete next.incarnation;
     if (await store.putIfAbsent(snapshotPath(table, next.id), encodeSnapshot(next))) return next;
 
     const elapsed = Date.now() - started;

@@ -1,6 +1,6 @@
 /**
  * src/storage: object stores (local disk; S3 later), snapshots and the atomic commit loop,
- * vacuum, checksums. What other layers may use; nothing else is imported from deeper files.
+ * DROP TABLE's tombstone, vacuum, checksums. What other layers may use; nothing else is imported from deeper files.
  */
 export type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
 export { ForwardingStore } from './forwarding.js';
@@ -26,15 +26,20 @@ export {
   checkTableName,
   commit,
   createTable,
+  incarnationOf,
+  isDropped,
   latestSnapshot,
   latestSnapshotInfo,
   listSnapshots,
   listTables,
+  newestSnapshotInfo,
   readSnapshot,
   type BuildSnapshot,
   type CommitOptions,
   type LatestSnapshot,
+  type ListTablesOptions,
 } from './catalog.js';
+export { dropTable } from './drop.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
 export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';

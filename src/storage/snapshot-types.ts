@@ -105,7 +105,17 @@ export interface SnapshotJson {
   /** The snapshot this one was built on, or 0 for the table's first. */
   parent: number;
   createdAt: string;
+  /**
+   * 'drop' is a tombstone (DROP TABLE, ./drop.ts): the table does not exist from this snapshot
+   * on; it has no files, and keeps the dropped table's schema only for the record.
+   */
   operation: 'create' | 'append' | 'delete' | 'compact' | 'add_column' | 'drop';
+  /**
+   * Id of the 'create' snapshot that began this incarnation of the table, when it was created
+   * again after DROP TABLE (absent: 1, the first). Carried forward by every commit; a writer
+   * whose work belongs to another incarnation fails with 42P01 (catalog.ts `commit`).
+   */
+  incarnation?: number;
   layout: 'pax' | 'ao_column';
   options: TableOptionsJson;
   fields: FieldJson[];

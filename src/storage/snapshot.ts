@@ -153,6 +153,7 @@ function fieldsProblem(v: unknown, fields: Record<string, Check>, where: string)
 function snapshotShapeProblem(v: unknown): string | null {
   const top = fieldsProblem(v, SNAPSHOT_FIELDS, 'snapshot');
   if (top !== null || !isObject(v)) return top;
+  if (v.incarnation !== undefined && !(isCount(v.incarnation) && (v.incarnation as number) >= 1)) return `snapshot.incarnation is ${JSON.stringify(v.incarnation)}`;
   const options = fieldsProblem(v.options, OPTIONS_FIELDS, 'snapshot.options');
   if (options !== null) return options;
   if (!Array.isArray(v.fields)) return 'snapshot.fields is not an array';

@@ -14,6 +14,11 @@
  *    only once obsolete — their set's committed generation in the newest snapshot is past
  *    theirs — never merely for their age: a live writer may hold one for longer than the grace.
  *
+ * A dropped table is vacuumed the same way: its newest snapshot, the tombstone, is kept (a
+ * re-create numbers its snapshot above it, so no name is ever reused) and references nothing,
+ * so every data file, delete vector and older snapshot past the grace goes. The segment-number
+ * claim its drop left (./drop.ts) stays.
+ *
  * Snapshots go first, data second: a crash in between leaves garbage, never a kept
  * snapshot pointing at a deleted file.
  *

@@ -9,8 +9,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { query } from '../../src/engine/index.js';
 import { runMirror, planFromNothing, mirrorOptions, type MirrorOptions } from '../../src/mirror/index.js';
 import { startServer, scramVerifier, type RunningServer } from '../../src/pgwire/index.js';
@@ -32,14 +30,6 @@ test.after(async () => {
   for (const s of servers) await s.close();
   await closeWorld();
 });
-
-/**
- * Drops a paxd table the way a DROP TABLE would leave the store: its folder gone. (paxd's
- * engine answers DROP TABLE with 0A000 until the storage layer has a drop.)
- */
-function dropPaxdTable(world: World, name: string): void {
-  rmSync(join(world.db.store.uri, name), { recursive: true });
-}
 
 function opts(o: Partial<MirrorOptions>): MirrorOptions {
   return mirrorOptions({ pg: w.url, host: '127.0.0.1', port: w.srv.port, password: 'unused', ...o });
@@ -137,14 +127,14 @@ test('mirror follows paxd: new tables created, added columns added, changed colu
   let r = await runMirror(w.db, o);
   assert.equal(r.created, ['m2_gone', 'm2_new']);
   await query(w.db, 'ALTER TABLE m2_new ADD COLUMN c numeric(10,3)');
-  dropPaxdTable(w, 'm2_gone');
+  await query(w.db, 'DROP TABLE m2_gone');
   r = await runMirror(w.db, o);
   assert.equal(r.altered, ['m2_new']);
   assert.equal(r.dropped, ['m2_gone']);
   assert.equal(r.steps.map((s) => s.display), ['ALTER FOREIGN TABLE m2.m2_new ADD COLUMN c numeric(10,3)', 'DROP FOREIGN TABLE m2.m2_gone']);
   assert.equal(await columnsOf('m2', 'm2_new'), ['a bigint NOT NULL', 'b text COLLATE C', 'c numeric(10,3)']);
   // Dropped and created again with other columns: one ALTER that drops, adds and retypes.
-  dropPaxdTable(w, 'm2_new');
+  await query(w.db, 'DROP TABLE m2_new');
   await query(w.db, 'CREATE TABLE m2_new (a int4, b varchar(7) NOT NULL, d date)');
   r = await runMirror(w.db, o);
   assert.equal(r.steps.map((s) => s.display), [
@@ -158,7 +148,7 @@ test('mirror follows paxd: new tables created, added columns added, changed colu
   assert.equal(r.steps.map((s) => s.display), ["ALTER SERVER paxd_m2 OPTIONS (SET fetch_size '100')"]);
   r = await runMirror(w.db, { ...o, fetchSize: 100, password: 'changed' });
   assert.equal(r.steps.map((s) => s.display), ["ALTER USER MAPPING FOR CURRENT_USER SERVER paxd_m2 OPTIONS (SET password '********')"]);
-  dropPaxdTable(w, 'm2_new');
+  await query(w.db, 'DROP TABLE m2_new');
   r = await runMirror(w.db, o);
   assert.equal(r.dropped, ['m2_new']);
 });
@@ -334,7 +324,7 @@ test('paxd serve with a mirror setting: mirrored at start, kept in sync as table
     await query(d.db, 'ALTER TABLE d_two ADD COLUMN b float8');
     await until('d_two altered', async () => (await columnsOf('dm', 'd_two')).length === 2);
     assert.equal(await columnsOf('dm', 'd_two'), ['a text COLLATE C NOT NULL', 'b double precision']);
-    rmSync(join(dir, 'd_one'), { recursive: true });
+    await query(d.db, 'DROP TABLE d_one');
     await until('d_one dropped', async () => !(await foreignTables('dm')).includes('d_one'));
     assert.match(await d.metrics.render(), /paxd_mirror_syncs_total\{status="ok"\} [1-9]/);
     assert.match(await d.metrics.render(), /paxd_mirror_tables 1/);

@@ -1,32 +1,59 @@
 /**
- * DROP TABLE: the storage layer has no drop yet (src/database.ts has no Database.drop, and no
- * snapshot is ever committed with operation 'drop'), so the statement fails with 0A000 after
- * checking its names, rather than pretending.
+ * DROP TABLE [IF EXISTS] name [, …] [CASCADE | RESTRICT] — PostgreSQL's
+ * (https://www.postgresql.org/docs/15/sql-droptable.html). Each table is dropped by one
+ * tombstone commit (src/storage/drop.ts): from then on its name is 42P01 until created again,
+ * and readers that pinned an older snapshot keep reading it.
+ *
+ * Every name is checked before anything is dropped, so a missing name without IF EXISTS
+ * (42P01, `table "x" does not exist`) drops nothing, as in PostgreSQL. Beyond that the
+ * statement is atomic per table, not across its list: a concurrent DROP of one of the names
+ * can still make a later one fail after earlier ones are gone. paxd has no views, sequences or
+ * foreign keys, so nothing depends on a table and CASCADE and RESTRICT drop the same.
+ * IF EXISTS on a missing table skips it without a NOTICE (PostgreSQL sends one).
  */
 import type { Database } from '../../database.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
-import { notSupported, undefinedTable } from '../errors.js';
+import { notSupported, SqlError } from '../errors.js';
 import type { QueryResult } from '../result.js';
 
 export async function dropTable(db: Database, s: AstFields): Promise<QueryResult> {
   if (s.removeType !== 'OBJECT_TABLE') throw notSupported(`DROP ${String(s.removeType).replace(/^OBJECT_/, '')}`);
-  let found = 0;
+  if (s.concurrent === true) throw notSupported('DROP TABLE CONCURRENTLY');
+  const names: string[] = [];
   for (const o of (s.objects ?? []) as AstNode[]) {
-    const names = (fieldsOf(o).items as AstNode[]).map(str);
-    const name = names[names.length - 1]!;
+    const parts = (fieldsOf(o).items as AstNode[]).map(str);
+    const name = parts[parts.length - 1]!;
+    if (!names.includes(name)) names.push(name);
+  }
+  const present: string[] = [];
+  for (const name of names) {
+    if (await exists(db, name)) present.push(name);
+    else if (s.missing_ok !== true) throw tableDoesNotExist(name);
+  }
+  for (const name of present) {
     try {
-      await db.table(name);
-      found++;
+      await db.dropTable(name);
     } catch (e) {
-      if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) {
-        if (s.missing_ok === true) continue;
-        throw undefinedTable(name);
-      }
-      throw e;
+      // Dropped by someone else since the check: IF EXISTS still means "make it be gone".
+      if (!(e instanceof PaxdError && e.code === SQLSTATE.undefined_table)) throw e;
+      if (s.missing_ok !== true) throw tableDoesNotExist(name);
     }
   }
-  // DROP TABLE IF EXISTS of tables that all do not exist is a no-op, as in PostgreSQL.
-  if (found === 0) return { command: 'DROP TABLE', tag: 'DROP TABLE', fields: [], rows: [] };
-  throw notSupported('DROP TABLE (the storage layer has no drop yet)');
+  return { command: 'DROP TABLE', tag: 'DROP TABLE', fields: [], rows: [] };
+}
+
+async function exists(db: Database, name: string): Promise<boolean> {
+  try {
+    await db.table(name);
+    return true;
+  } catch (e) {
+    if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) return false;
+    throw e;
+  }
+}
+
+/** PostgreSQL's DROP TABLE wording (dropcmds.c), not the `relation "x"` of other statements. */
+function tableDoesNotExist(name: string): SqlError {
+  return new SqlError('not_found', SQLSTATE.undefined_table, `table "${name}" does not exist`);
 }
