@@ -28,13 +28,14 @@ export async function createTable(db: Database, s: AstFields): Promise<QueryResu
   const name = rel.relname as string;
   const columns = ((s.tableElts ?? []) as AstNode[]).map(columnSpec);
   const options = tableOptions((s.options ?? []) as AstNode[]);
-  if (s.if_not_exists === true && (await exists(db, name))) return { command: 'CREATE TABLE', tag: 'CREATE TABLE', fields: [], rows: [] };
+  if (s.if_not_exists === true && (await tableExists(db, name))) return { command: 'CREATE TABLE', tag: 'CREATE TABLE', fields: [], rows: [] };
   if (columns.length === 0) throw notSupported('tables without columns', rel.location);
   await db.createTable(name, columns, options);
   return { command: 'CREATE TABLE', tag: 'CREATE TABLE', fields: [], rows: [] };
 }
 
-async function exists(db: Database, name: string): Promise<boolean> {
+/** True when `name` is a table now (42P01 from opening it means no). */
+export async function tableExists(db: Database, name: string): Promise<boolean> {
   try {
     await db.table(name);
     return true;

@@ -15,6 +15,7 @@ import type { Database } from '../../database.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
 import { notSupported, SqlError } from '../errors.js';
+import { tableExists } from './create-table.js';
 import type { QueryResult } from '../result.js';
 
 export async function dropTable(db: Database, s: AstFields): Promise<QueryResult> {
@@ -28,7 +29,7 @@ export async function dropTable(db: Database, s: AstFields): Promise<QueryResult
   }
   const present: string[] = [];
   for (const name of names) {
-    if (await exists(db, name)) present.push(name);
+    if (await tableExists(db, name)) present.push(name);
     else if (s.missing_ok !== true) throw tableDoesNotExist(name);
   }
   for (const name of present) {
@@ -41,16 +42,6 @@ export async function dropTable(db: Database, s: AstFields): Promise<QueryResult
     }
   }
   return { command: 'DROP TABLE', tag: 'DROP TABLE', fields: [], rows: [] };
-}
-
-async function exists(db: Database, name: string): Promise<boolean> {
-  try {
-    await db.table(name);
-    return true;
-  } catch (e) {
-    if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) return false;
-    throw e;
-  }
 }
 
 /** PostgreSQL's DROP TABLE wording (dropcmds.c), not the `relation "x"` of other statements. */
