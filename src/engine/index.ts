@@ -32,6 +32,7 @@ export { SqlError } from './errors.js';
 
 export { DEFAULT_WORK_MEM } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
+export { scanPlanOf, type ScanCursorPlan } from './stream.js';
 
 /** Settings of one statement. */
 export interface QueryOptions {

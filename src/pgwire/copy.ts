@@ -146,7 +146,7 @@ export class CopyParser {
   private headerRead = false;
   private line = 0;
   private ended = false;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
   constructor(
     private readonly f: CopyFormat,

@@ -12,8 +12,8 @@
  *   ready: Query / Parse-Bind-Describe-Execute-Sync / COPY sub-protocol
  *
  * Transactions pin one snapshot per table for their duration and hold their writes until
- * COMMIT (./transaction.ts); cursors are materialized at DECLARE (./cursor.ts); COPY goes
- * through ./copy.ts.
+ * COMMIT (./transaction.ts); cursors are materialized at DECLARE, or keep their scan open
+ * when they are plain scans, as postgres_fdw's are (./cursor.ts); COPY goes through ./copy.ts.
  *
  * Engine statements of the extended protocol are prepared once at Parse (the engine's
  * `prepare`: parameter types and result fields without running), parameters and results go
@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../database.js';
-import { commandTag, prepare, query, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
+import { commandTag, prepare, query, scanPlanOf, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
 import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value } from '../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
 import { FrameReader, type Frame } from './frames.js';
@@ -64,9 +64,10 @@ import {
   writeInTransactionBlock,
 } from './errors.js';
 import { SessionParams, type ParamChange } from './params.js';
-import { splitStatements, type Statement, type TransactionVerb } from './statements.js';
+import { splitCached, splitStatements, type Statement, type TransactionVerb } from './statements.js';
 import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
-import { Cursor } from './cursor.js';
+import { Cursor, StreamCursor } from './cursor.js';
+import { Slab } from './row-encoder.js';
 import { binaryHeader, binaryRow, binaryTrailer, CopyError, CopyLoad, copyFormat, formatRow } from './copy.js';
 import { sessionDatabase, Transaction, writeSetTable } from './transaction.js';
 import { catalogQuery } from './catalog.js';
@@ -105,6 +106,13 @@ interface Outcome {
   readonly copyOut?: { readonly columns: number; readonly binary: boolean; readonly lines: readonly (string | Buffer)[] };
   /** FETCH from a BINARY cursor: every column in binary format, whatever the protocol asked. */
   readonly binary?: boolean;
+  /**
+   * FETCH from a streaming cursor (simple protocol): instead of `rows`, DataRows in text
+   * format handed to `emit` chunk by chunk; returns the row count, which follows `tag`.
+   */
+  readonly stream?: (emit: (chunk: Buffer) => Promise<void>) => Promise<number>;
+  /** The RowDescription of `fields`, when already built. */
+  readonly description?: Buffer;
 }
 
 interface Prepared {
@@ -155,6 +163,8 @@ export class Session {
   private closed = false;
   private out: Buffer[] = [];
   private outBytes = 0;
+  /** Where output is gathered (./row-encoder.ts Slab). */
+  private readonly slab = new Slab();
   private phase: 'startup' | 'auth' | 'ready' = 'startup';
   private auth: Auth | null = null;
   private user = '';
@@ -166,7 +176,7 @@ export class Session {
   private skipToSync = false;
   private readonly statements = new Map<string, Prepared>();
   private readonly portals = new Map<string, Portal>();
-  private readonly cursors = new Map<string, Cursor>();
+  private readonly cursors = new Map<string, Cursor | StreamCursor>();
   private copyIn: CopyIn | null = null;
   /** Reported parameters changed since the last ReadyForQuery: PostgreSQL sends ParameterStatus just before it. */
   private readonly changed = new Map<string, string>();
@@ -174,6 +184,10 @@ export class Session {
   private idleTimer: NodeJS.Timeout | null = null;
   /** The running statement's controller: CancelRequest, statement_timeout and shutdown abort it. */
   private current: AbortController | null = null;
+  /** The controller streaming FETCHes reuse while it is not aborted (guardedFetch). */
+  private fetchGuard: AbortController | null = null;
+  /** Fails the running streaming FETCH when its controller aborts. */
+  private fetchAborted: ((e: Error) => void) | null = null;
   private stopping = false;
   private readonly onData = (chunk: Buffer) => this.receive(chunk);
   /** What the engine reads: the transaction's pinned tables, scans checking the running statement's signal. */
@@ -207,6 +221,7 @@ export class Session {
       // Nor does a transaction block: its staged files are removed.
       if (this.tx !== null) void this.tx.abort().catch(() => undefined);
       this.copyIn = null;
+      for (const name of [...this.cursors.keys()]) this.dropCursor(name);
       this.resolveDone();
     });
   }
@@ -350,7 +365,16 @@ export class Session {
 
   private flush(): void {
     if (this.outBytes === 0 && this.out.length === 0) return;
-    const b = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outBytes);
+    let b: Buffer;
+    if (this.out.length === 1) b = this.out[0]!;
+    else {
+      b = this.slab.alloc(this.outBytes);
+      let off = 0;
+      for (const x of this.out) {
+        b.set(x, off);
+        off += x.byteLength;
+      }
+    }
     this.out = [];
     this.outBytes = 0;
     if (!this.closed) this.socket.write(b);
@@ -526,9 +550,9 @@ export class Session {
 
   /** Query: every statement in turn, stopping at the first error; then ReadyForQuery. */
   private async simpleQuery(sql: string): Promise<void> {
-    let stmts: Statement[];
+    let stmts: readonly Statement[];
     try {
-      stmts = await splitStatements(sql);
+      stmts = splitCached(sql) ?? (await splitStatements(sql));
     } catch (e) {
       this.failStatement(e, 0);
       this.ready();
@@ -548,7 +572,7 @@ export class Session {
           await this.beginCopyIn(stmt, stmts.slice(i + 1));
           return;
         }
-        const o = await this.run(stmt, [], null);
+        const o = await this.run(stmt, [], null, true);
         await this.write(o, 0, o.rows.length, true, []);
       } catch (e) {
         this.failStatement(e, stmt.offset);
@@ -570,6 +594,22 @@ export class Session {
         if (this.outBytes === 0) await this.pace();
       }
       this.send(be.copyDone());
+    } else if (o.stream !== undefined) {
+      // Text only: run() streams only for the simple protocol, whose results are text.
+      if (describe && o.fields !== null) this.send(o.description ?? be.rowDescription(o.fields));
+      const n = await o.stream(async (chunk) => {
+        if (chunk.byteLength < WRITE_CHUNK) {
+          this.send(chunk);
+          if (this.outBytes === 0) await this.pace();
+          return;
+        }
+        // A large chunk goes to the socket as it is, not copied into a concatenation.
+        this.flush();
+        if (!this.closed) this.socket.write(chunk);
+        await this.pace();
+      });
+      this.send(be.commandComplete(`${o.tag} ${n}`));
+      return;
     } else {
       const fields = o.fields ?? [];
       const f = o.binary === true ? [FORMAT.binary] : formats;
@@ -644,6 +684,35 @@ export class Session {
     }
   }
 
+  /**
+   * `guarded` for FETCH from a streaming cursor, which postgres_fdw sends thousands of times
+   * per scan: the same guarantees with one AbortController kept across statements while none
+   * aborts it, and one abort listener per controller instead of one per statement.
+   */
+  private async guardedFetch<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    let ac = this.fetchGuard;
+    if (ac === null || ac.signal.aborted) {
+      const fresh = new AbortController();
+      fresh.signal.addEventListener('abort', () => this.fetchAborted?.(fresh.signal.reason as Error), { once: true });
+      this.fetchGuard = ac = fresh;
+    }
+    const signal = ac.signal;
+    this.current = ac;
+    const ms = this.params!.milliseconds('statement_timeout');
+    const timer = ms > 0 ? setTimeout(() => ac.abort(queryCanceled('timeout')), ms) : null;
+    try {
+      const p = work(signal);
+      return await new Promise<T>((resolve, reject) => {
+        this.fetchAborted = reject;
+        p.then(resolve, reject);
+      });
+    } finally {
+      this.fetchAborted = null;
+      if (timer !== null) clearTimeout(timer);
+      this.current = null;
+    }
+  }
+
   /** An engine statement: prepared at Parse (with `values` for its $n), or run from its text. */
   private async engineQuery(sql: string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
     return this.guarded(() => (prepared !== null ? prepared.execute(values) : query(this.sdb, sql, undefined, { workMem: this.params!.workMem })));
@@ -651,9 +720,11 @@ export class Session {
 
   /**
    * Runs one statement: the session answers SET/SHOW/transactions/cursors, the engine the
-   * rest. `prepared` is the engine's preparation from Parse, run with `values`.
+   * rest. `prepared` is the engine's preparation from Parse, run with `values`. `stream`: the
+   * outcome is written whole in text format (the simple protocol), so a FETCH from a
+   * streaming cursor may hand its DataRows over as they are encoded.
    */
-  private async run(stmt: Statement, values: readonly Value[], prepared: PreparedQuery | null): Promise<Outcome> {
+  private async run(stmt: Statement, values: readonly Value[], prepared: PreparedQuery | null, stream = false): Promise<Outcome> {
     const settings = this.params!;
     this.checkRunnable(stmt);
     switch (stmt.kind) {
@@ -687,6 +758,7 @@ export class Session {
       case 'fetch': {
         const c = this.cursors.get(stmt.name);
         if (c === undefined) throw unknownCursor(stmt.name);
+        if (c instanceof StreamCursor) return this.fetchStream(c, stmt, stream);
         const rows = c.fetch(stmt.direction, stmt.count);
         if (stmt.move) return { ...NO_ROWS, tag: `MOVE ${rows.length}` };
         // A FETCH of 0 rows still describes them (postgres_fdw relies on it).
@@ -694,10 +766,10 @@ export class Session {
       }
       case 'close':
         if (stmt.name === null) {
-          this.cursors.clear();
+          for (const name of [...this.cursors.keys()]) this.dropCursor(name);
           return { ...NO_ROWS, tag: 'CLOSE CURSOR ALL' };
         }
-        if (!this.cursors.delete(stmt.name)) throw unknownCursor(stmt.name);
+        if (!this.dropCursor(stmt.name)) throw unknownCursor(stmt.name);
         return { ...NO_ROWS, tag: 'CLOSE CURSOR' };
       case 'deallocate':
         if (stmt.name === null) {
@@ -710,7 +782,7 @@ export class Session {
         if (stmt.what === 'ALL') {
           if (this.status !== TX_STATUS.idle) throw notInTransactionBlock('DISCARD ALL');
           this.report(settings.resetAll());
-          this.cursors.clear();
+          for (const name of [...this.cursors.keys()]) this.dropCursor(name);
           for (const name of [...this.statements.keys()]) if (name !== '') this.statements.delete(name);
           for (const name of [...this.portals.keys()]) if (name !== '') this.portals.delete(name);
         }
@@ -766,9 +838,9 @@ export class Session {
         return { ...NO_ROWS, tag: 'RELEASE', messages };
       case 'rollback-to': {
         if (this.tx === null) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
-        const depth = await this.tx.rollbackTo(savepoint!);
+        const at = await this.tx.rollbackTo(savepoint!);
         // Cursors declared after the savepoint go with it.
-        for (const [name, c] of this.cursors) if (c.options.inTransaction && c.options.depth > depth) this.cursors.delete(name);
+        for (const [name, c] of this.cursors) if (c.options.inTransaction && c.options.declaredAt > at) this.dropCursor(name);
         this.status = TX_STATUS.inTransaction;
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
       }
@@ -783,19 +855,57 @@ export class Session {
 
   /** COMMIT keeps WITH HOLD cursors; ROLLBACK also closes those declared in the transaction. */
   private endTransaction(committed: boolean): void {
-    for (const [name, c] of this.cursors) if (!c.options.hold || (!committed && c.options.inTransaction)) this.cursors.delete(name);
+    for (const [name, c] of this.cursors) if (!c.options.hold || (!committed && c.options.inTransaction)) this.dropCursor(name);
     this.status = TX_STATUS.idle;
     this.tx = null;
+  }
+
+  /** Forgets a cursor; a streaming one ends its scan (in the background: nothing waits for it). */
+  private dropCursor(name: string): boolean {
+    const c = this.cursors.get(name);
+    if (c === undefined) return false;
+    this.cursors.delete(name);
+    if (c instanceof StreamCursor) void c.close().catch(() => undefined);
+    return true;
   }
 
   private async declare(stmt: Statement & { kind: 'declare' }, prepared: PreparedQuery | null, values: readonly Value[]): Promise<Outcome> {
     if (this.tx === null && !stmt.hold) throw onlyInTransactionBlock('DECLARE CURSOR');
     if (this.cursors.has(stmt.name)) throw duplicateCursor(stmt.name);
+    const options = { scroll: stmt.scroll, hold: stmt.hold, declaredAt: this.tx?.tick() ?? 0, inTransaction: this.tx !== null };
+    // A plain scan in a transaction block, neither SCROLL nor WITH HOLD (nor BINARY), keeps its
+    // scan open over the transaction's snapshot of the table (its own writes included, as the
+    // transaction's view of the table has them when the statement is bound: ./transaction.ts).
+    if (this.tx !== null && !stmt.hold && stmt.scroll !== true && !stmt.binary) {
+      const types = prepared?.paramTypes ?? [];
+      const plan = await this.guarded(() => scanPlanOf(this.sdb, stmt.query, types, values, { workMem: this.params!.workMem }));
+      if (plan !== null) {
+        this.cursors.set(stmt.name, await StreamCursor.open(stmt.name, plan, options));
+        return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
+      }
+    }
     const r = await this.engineQuery(stmt.query, prepared, values);
-    const options = { scroll: stmt.scroll, hold: stmt.hold, depth: this.tx?.depth ?? 0, inTransaction: this.tx !== null };
     const c = new Cursor(stmt.name, r.fields, r.rows, options, stmt.binary);
     this.cursors.set(stmt.name, c);
     return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
+  }
+
+  /**
+   * FETCH / MOVE from a streaming cursor, as the current statement (CancelRequest and
+   * statement_timeout stop it at the next batch). FETCH FORWARD n through the simple protocol
+   * streams DataRows; anything else returns rows.
+   */
+  private async fetchStream(c: StreamCursor, stmt: Statement & { kind: 'fetch' }, stream: boolean): Promise<Outcome> {
+    if (stream && !stmt.move && c.streaming && stmt.direction === 'forward' && stmt.count > 0) {
+      const alloc = (size: number) => this.slab.alloc(size);
+      const run = (emit: (chunk: Buffer) => Promise<void>) => this.guardedFetch((signal) => c.forward(stmt.count, emit, () => signal.throwIfAborted(), alloc));
+      // A FETCH of 0 rows still describes them (postgres_fdw relies on it).
+      c.description ??= be.rowDescription(c.fields);
+      return { fields: c.fields, rows: [], tag: 'FETCH', messages: [], stream: run, description: c.description };
+    }
+    const r = await this.guarded((signal) => c.fetch(stmt.direction, stmt.count, stmt.move, () => signal.throwIfAborted()));
+    if (typeof r === 'number') return { ...NO_ROWS, tag: `MOVE ${r}` };
+    return { fields: c.fields, rows: r, tag: `FETCH ${r.length}`, messages: [] };
   }
 
   // ---- COPY ----

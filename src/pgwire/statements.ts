@@ -80,7 +80,40 @@ export type Statement = (
 
 let loaded: Promise<void> | null = null;
 
-export async function splitStatements(sql: string): Promise<Statement[]> {
+/**
+ * Query strings split before, by their exact text (least recently used first out). Clients
+ * repeat the same few texts (postgres_fdw: `FETCH 100 FROM c1`, `CLOSE c1`, `START
+ * TRANSACTION …`, its DECLAREs), and parsing one costs a trip into libpg-query. The statements
+ * are frozen: every caller shares them.
+ */
+const SPLIT_CACHE_SIZE = 256;
+/** Longer texts (a COPY's or an INSERT's data, say) are not worth keeping. */
+const SPLIT_CACHE_MAX_TEXT = 4096;
+const splitCache = new Map<string, readonly Statement[]>();
+
+export async function splitStatements(sql: string): Promise<readonly Statement[]> {
+  const hit = splitCached(sql);
+  if (hit !== undefined) return hit;
+  const stmts = Object.freeze((await split(sql)).map((s) => Object.freeze(s)));
+  if (sql.length <= SPLIT_CACHE_MAX_TEXT) {
+    if (splitCache.size >= SPLIT_CACHE_SIZE) splitCache.delete(splitCache.keys().next().value!);
+    splitCache.set(sql, stmts);
+  }
+  return stmts;
+}
+
+/** The statements of a query string split before (see splitStatements), without waiting. */
+export function splitCached(sql: string): readonly Statement[] | undefined {
+  const hit = splitCache.get(sql);
+  if (hit !== undefined) {
+    // Map keeps insertion order: re-inserting makes this the most recently used.
+    splitCache.delete(sql);
+    splitCache.set(sql, hit);
+  }
+  return hit;
+}
+
+async function split(sql: string): Promise<Statement[]> {
   if (sql.trim() === '') return []; // libpg-query refuses an empty string; PostgreSQL answers EmptyQueryResponse
   loaded ??= loadModule();
   await loaded;

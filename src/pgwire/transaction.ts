@@ -36,7 +36,9 @@ export class Transaction {
   readonly db: Database;
   private readonly pinned = new Map<string, Promise<Table>>();
   private readonly writes = new Map<string, Promise<WriteSet>>();
-  private readonly savepoints: { name: string; marks: Map<string, WriteMark> }[] = [];
+  private readonly savepoints: { name: string; at: number; marks: Map<string, WriteMark> }[] = [];
+  /** Counts SAVEPOINTs and DECLAREs, so ROLLBACK TO knows which cursors came after its savepoint. */
+  private clock = 0;
 
   constructor(base: Database) {
     const pinned = this.pinned;
@@ -81,11 +83,16 @@ export class Transaction {
     return this.savepoints.length;
   }
 
+  /** A moment of the transaction, later than every SAVEPOINT so far (a cursor's DECLARE). */
+  tick(): number {
+    return ++this.clock;
+  }
+
   /** SAVEPOINT name (a name may be reused; the newest one wins, as in PostgreSQL). */
   async savepoint(name: string): Promise<void> {
     const marks = new Map<string, WriteMark>();
     for (const [table, w] of this.writes) marks.set(table, (await w).mark());
-    this.savepoints.push({ name, marks });
+    this.savepoints.push({ name, at: this.tick(), marks });
   }
 
   /** RELEASE [SAVEPOINT] name: that savepoint and every later one. */
@@ -94,13 +101,17 @@ export class Transaction {
     this.savepoints.length = i;
   }
 
-  /** ROLLBACK TO [SAVEPOINT] name: writes since it are undone, later savepoints go, this one stays; returns the depth left. */
+  /**
+   * ROLLBACK TO [SAVEPOINT] name: writes since it are undone, later savepoints go, this one
+   * stays. Returns the savepoint's moment (`tick()`): whatever was declared after it, in it or
+   * in a savepoint since released into it, is rolled back with it.
+   */
   async rollbackTo(name: string): Promise<number> {
     const i = this.find(name);
     const sp = this.savepoints[i]!;
     this.savepoints.length = i + 1;
     for (const [table, w] of this.writes) await (await w).rollbackTo(sp.marks.get(table) ?? EMPTY_MARK);
-    return i + 1;
+    return sp.at;
   }
 
   private find(name: string): number {

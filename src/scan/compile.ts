@@ -205,7 +205,7 @@ return function predicate(cols, k, start, end, sel, selLen, out) {
 }
 
 const ENC = new TextEncoder();
-const DEC = new TextDecoder();
+const DEC = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 const NAN_PARTS: NumericParts = { kind: 'nan', negative: false, digits: '', point: 0 };
 
 function stripSpaces(s: string): string {

@@ -13,7 +13,7 @@
 
 export const STAT_PREFIX_BYTES = 64;
 
-const dec = new TextDecoder();
+const dec = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 
 /** Length of the longest prefix of data[s, e) of at most `limit` bytes that ends on a code point boundary. */
 function utf8Cut(data: Uint8Array, s: number, e: number, limit: number): number {

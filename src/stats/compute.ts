@@ -338,7 +338,7 @@ function decimal128(a: Uint8Array, v: Uint8Array | null, start: number, end: num
   s.sum = total;
 }
 
-const dec = new TextDecoder();
+const dec = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 
 function numericText(col: Column, start: number, end: number, s: ColumnStats): void {
   const o = col.offsets!;

@@ -186,7 +186,7 @@ export function getValue(c: Column, i: number): Value {
   }
 }
 
-const dec = new TextDecoder();
+const dec = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 
 /** Builds a column from an array of values (tests, small inputs). */
 export function columnOf(type: PgType, values: readonly Value[]): Column {

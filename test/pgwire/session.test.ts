@@ -176,6 +176,29 @@ test('DECLARE / FETCH n / FETCH ALL / FETCH NEXT / MOVE / FETCH of 0 rows keeps 
   }
 });
 
+test('ROLLBACK TO closes the cursors declared after its savepoint, also inside savepoints released since, and keeps the older ones', async () => {
+  const c = await session();
+  try {
+    await q(c, 'BEGIN');
+    await q(c, 'SAVEPOINT a');
+    await q(c, 'DECLARE kept CURSOR FOR select id from t order by id');
+    await q(c, 'RELEASE a');
+    await q(c, 'SAVEPOINT b');
+    await q(c, 'SAVEPOINT inner_sp');
+    await q(c, 'RELEASE inner_sp');
+    await q(c, 'DECLARE gone CURSOR FOR select id from t order by id');
+    let r = await q(c, 'ROLLBACK TO b');
+    assert.equal(tagsOf(r), ['ROLLBACK']);
+    r = await q(c, 'FETCH 1 FROM kept');
+    assert.equal(rowsOf(r), [['1']], 'declared before the savepoint (in one released into the transaction): kept');
+    r = await q(c, 'FETCH 1 FROM gone');
+    assert.equal([errorOf(r).C, errorOf(r).M], ['34000', 'cursor "gone" does not exist']);
+    await q(c, 'ROLLBACK');
+  } finally {
+    c.end();
+  }
+});
+
 test('NO SCROLL refuses to go back (55000); a duplicate cursor is 42P03; COMMIT closes cursors but WITH HOLD ones', async () => {
   const c = await session();
   try {

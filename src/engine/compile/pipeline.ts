@@ -332,7 +332,7 @@ class TextCodes {
   }
 }
 
-const DECODER = new TextDecoder();
+const DECODER = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 
 /** The aggregation state the generated function reads and writes (`S` in its source). */
 export class GroupState {
