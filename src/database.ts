@@ -72,8 +72,17 @@ export class Database {
   private constructor(readonly store: ObjectStore) {}
 
   /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
-  static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA): Promise<Database> {
-    if (typeof uri !== 'string') return new Database(uri);
+  /**
+   * Opens the store at `uri`, or uses the given store. `options.uri` says by what URI worker
+   * threads may open a given store's data themselves (parallel scans): only for a store that
+   * watches another without changing what it returns (the daemon's metrics wrapper; reads of
+   * the workers are then not counted by it). A store without one runs every scan on this thread.
+   */
+  static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA, options: { uri?: string } = {}): Promise<Database> {
+    if (typeof uri !== 'string') {
+      if (options.uri !== undefined) STORE_URIS.set(uri, options.uri);
+      return new Database(uri);
+    }
     const store = await openStore(uri);
     STORE_URIS.set(store, uri);
     return new Database(store);

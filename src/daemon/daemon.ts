@@ -56,7 +56,8 @@ export class Daemon {
     const log = deps.log ?? createLogger(config.log_level);
     const out = deps.out ?? ((s: string) => process.stdout.write(s));
     const metrics = new DaemonMetrics();
-    const db = await Database.open(new CountedStore(await openStore(config.store), metrics));
+    // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
+    const db = await Database.open(new CountedStore(await openStore(config.store), metrics), { uri: config.store });
     let wire: RunningServer | null = null;
     let http: HttpServer | null = null;
     let inbox: Inbox | null = null;

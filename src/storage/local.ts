@@ -53,6 +53,9 @@ interface ReadHandle {
   evicted: boolean;
 }
 
+/** Files stat'ed at once by a listing. */
+const LIST_STAT_CONCURRENCY = 32;
+
 export class LocalStore implements ObjectStore {
   readonly uri: string;
   readonly canAppend = true;
@@ -289,6 +292,7 @@ export class LocalStore implements ObjectStore {
       if (code === 'ENOENT' || code === 'ENOTDIR') return;
       throw fsError('list', folder === '' ? '.' : folder, e);
     }
+    const files: { path: string; name: string }[] = [];
     for (const entry of entries) {
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`;
       // Descend only into folders that can hold matches: "t/da" descends into "t" and
@@ -297,13 +301,23 @@ export class LocalStore implements ObjectStore {
         if (path.startsWith(prefix) || prefix.startsWith(path + '/')) await this.walk(path, prefix, out);
         continue;
       }
-      if (!path.startsWith(prefix)) continue;
-      try {
-        const s = await this.fs.stat(join(osFolder, entry.name));
-        if (s.isFile) out.push({ path, size: s.size, mtimeMs: s.mtimeMs });
-      } catch (e) {
-        if (errnoOf(e) !== 'ENOENT') throw fsError('stat', path, e); // ENOENT: deleted since readdir
-      }
+      if (path.startsWith(prefix)) files.push({ path, name: entry.name });
+    }
+    // The stats run side by side, a bounded number at a time: a listing costs about one stat's
+    // latency, not one per file (every statement lists its table's snapshots).
+    for (let i = 0; i < files.length; i += LIST_STAT_CONCURRENCY) {
+      const infos = await Promise.all(
+        files.slice(i, i + LIST_STAT_CONCURRENCY).map(async ({ path, name }): Promise<ObjectInfo | null> => {
+          try {
+            const s = await this.fs.stat(join(osFolder, name));
+            return s.isFile ? { path, size: s.size, mtimeMs: s.mtimeMs } : null;
+          } catch (e) {
+            if (errnoOf(e) !== 'ENOENT') throw fsError('stat', path, e); // ENOENT: deleted since readdir
+            return null;
+          }
+        }),
+      );
+      for (const info of infos) if (info !== null) out.push(info);
     }
   }
 
