@@ -55,7 +55,7 @@ import {
   ENGINE_SQLSTATE,
 } from './errors.js';
 import { castValue } from './exec/kernels.js';
-import { keyText } from './exec/hash-aggregate.js';
+import { keyNorm, keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
 import { CTID_FIELD, canonicalTid, isCtidField } from './ctid.js';
@@ -365,6 +365,7 @@ async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
       if (hits.length === 0) throw undefinedColumn(name, locationOf(node));
       index = hits[0]!;
     } else throw notSupported('ORDER BY of a UNION on an expression (only result column names or positions)', locationOf(node));
+    checkSortable(fields[index]!.type, locationOf(node));
     return Object.freeze({ index, desc, nullsFirst });
   });
   const b = new Binder([]);
@@ -727,7 +728,7 @@ class Binder {
     const parts: Expr[] = [];
     for (const row of r.rows) {
       const v = row[0]!;
-      const key = v === null ? 'null' : keyText(v, type.id === 'numeric');
+      const key = v === null ? 'null' : keyText(v, keyNorm(type));
       if (seen.has(key)) continue;
       seen.add(key);
       parts.push(this.compare(op, x, E.const(v, type), n.location));
@@ -1087,6 +1088,7 @@ class Binder {
       if (matches.length > 0) expr = matches[0]!.expr;
     }
     expr ??= resolveUnknown(this.expr(node, mode));
+    checkSortable(expr.type, locationOf(node));
     return { expr, desc, nullsFirst };
   }
 
@@ -1931,4 +1933,13 @@ function safeBind(f: () => Expr): Expr | null {
     if (e instanceof PaxdError) return null;
     throw e;
   }
+}
+
+/**
+ * ORDER BY a jsonb value would need jsonb's own ordering (objects > arrays > booleans >
+ * numbers > strings, numbers by value), not the normalized text's bytes: 0A000 rather than
+ * another order than PostgreSQL's.
+ */
+function checkSortable(type: PgType, location: number | undefined): void {
+  if (type.id === 'jsonb') throw notSupported('ORDER BY of jsonb', location);
 }

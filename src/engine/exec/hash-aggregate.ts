@@ -22,6 +22,7 @@ import { SqlError } from '../errors.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
+import { jsonbEqualityKey } from './jsonb.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
 import { currentWorkMem } from '../context.js';
@@ -74,7 +75,7 @@ export class HashAggregate {
         }
         if (v === null) continue;
         if (this.aggs[j]!.distinct) {
-          const k = keyText(v, this.aggs[j]!.arg!.type.id === 'numeric');
+          const k = keyText(v, keyNorm(this.aggs[j]!.arg!.type));
           st.seen ??= new Set();
           if (st.seen.has(k)) continue;
           st.seen.add(k);
@@ -97,7 +98,7 @@ export class HashAggregate {
 
   private group(keyCols: Value[][], i: number): Group {
     const keys = keyCols.map((c) => c[i]!);
-    const h = keys.length === 0 ? '' : keys.map((k, j) => keyText(k, this.keys[j]!.type.id === 'numeric')).join('\u0000');
+    const h = keys.length === 0 ? '' : keys.map((k, j) => keyText(k, keyNorm(this.keys[j]!.type))).join('\u0000');
     let g = this.groups.get(h);
     if (g === undefined) {
       g = { keys, states: this.aggs.map(() => ({ n: 0, v: undefined })) };
@@ -109,14 +110,26 @@ export class HashAggregate {
 }
 
 /**
+ * How a type's values are made equal for grouping, DISTINCT and set operations where their
+ * text differs: numeric by value (1.50 = 1.5), jsonb by value (./jsonb.ts: 1.0 = 1 inside
+ * documents); null for every other type.
+ */
+export type KeyNorm = 'numeric' | 'jsonb' | null;
+
+export function keyNorm(t: PgType): KeyNorm {
+  return t.id === 'numeric' || t.id === 'jsonb' ? t.id : null;
+}
+
+/**
  * A value's grouping key. Numbers compare as PostgreSQL's equality does: -0 is 0; numeric
  * text drops trailing fractional zeros (1.50 = 1.5).
  */
-export function keyText(v: Value, numeric: boolean): string {
+export function keyText(v: Value, norm: KeyNorm): string {
   if (v === null) return 'N';
   if (typeof v === 'bigint') return `b${v}`;
   if (typeof v === 'number') return `n${v === 0 ? 0 : v}`;
-  if (numeric && typeof v === 'string' && /^-?\d+\.\d*0$/.test(v)) return `s${v.replace(/\.?0+$/, '')}`;
+  if (norm === 'numeric' && typeof v === 'string' && /^-?\d+\.\d*0$/.test(v)) return `s${v.replace(/\.?0+$/, '')}`;
+  if (norm === 'jsonb' && typeof v === 'string') return `s${jsonbEqualityKey(v)}`;
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'string') return `s${v}`;
   return `x${Buffer.from(v).toString('hex')}`;
@@ -126,7 +139,7 @@ export function keyText(v: Value, numeric: boolean): string {
 function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: number): void {
   if (v === null && a.fn !== 'array_agg') return;
   if (a.distinct) {
-    const k = keyText(v, a.arg!.type.id === 'numeric');
+    const k = keyText(v, keyNorm(a.arg!.type));
     st.seen ??= new Set();
     if (st.seen.has(k)) return;
     st.seen.add(k);

@@ -16,7 +16,7 @@ import type { QueryResult } from '../result.js';
 import type { RowBatch } from './batch.js';
 import { filter } from './filter.js';
 import { project } from './project.js';
-import { HashAggregate, keyText } from './hash-aggregate.js';
+import { HashAggregate, keyNorm, keyText, type KeyNorm } from './hash-aggregate.js';
 import { sortRows, type SortKey } from './sort.js';
 import { limitRows } from './limit.js';
 import { materialize } from './scan.js';
@@ -199,7 +199,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
     });
     for (const row of r.rows) rows.push(row.map((v, i) => (v === null || casts[i] === null ? v : castValue(casts[i]![0], casts[i]![1], v))));
   }
-  if (!q.all) rows = distinctRows(rows, q.fields.map((f) => f.type.id === 'numeric'));
+  if (!q.all) rows = distinctRows(rows, q.fields.map((f) => keyNorm(f.type)));
   if (q.orderBy.length > 0) sortRows(rows, q.orderBy.map((o) => ({ index: o.index, type: q.fields[o.index]!.type, desc: o.desc, nullsFirst: o.nullsFirst })));
   if (t !== null) t.sortedRows = rows.length;
   rows = limitRows(rows, q.limit, q.offset);
@@ -226,7 +226,7 @@ function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace |
     const out = project(b, exprs);
     for (let i = 0; i < out.rows; i++) rows.push(out.cols.map((c) => c[i]!));
   }
-  if (q.distinct) rows = distinctRows(rows, q.targets.map((t) => t.expr.type.id === 'numeric'));
+  if (q.distinct) rows = distinctRows(rows, q.targets.map((t) => keyNorm(t.expr.type)));
   if (order) {
     if (t !== null) t.sortedRows = rows.length;
     if (hidden.length > 0) {
@@ -241,11 +241,11 @@ function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace |
 }
 
 /** SELECT DISTINCT: the first of each set of equal rows (ORDER BY keys are output columns, so equal too). */
-function distinctRows(rows: Value[][], numeric: readonly boolean[]): Value[][] {
+function distinctRows(rows: Value[][], norms: readonly KeyNorm[]): Value[][] {
   const seen = new Set<string>();
   return rows.filter((r) => {
     let k = '';
-    for (let i = 0; i < numeric.length; i++) k += `${keyText(r[i]!, numeric[i]!)}\u0000`;
+    for (let i = 0; i < norms.length; i++) k += `${keyText(r[i]!, norms[i]!)}\u0000`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
