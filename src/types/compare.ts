@@ -12,8 +12,10 @@
  *   text/varchar              collation "C": byte-wise UTF-8 = code point order
  *   bpchar                    like text, but trailing spaces are insignificant (bpcharcmp)
  *   jsonb                     byte-wise on the normalized text. NOTE: this is NOT jsonb's own
- *                             btree order (object > array > boolean > number > string > null);
- *                             paxd keeps no min/max for jsonb, so only a sort would differ.
+ *                             btree order (object > array > boolean > number > string > null),
+ *                             so the engine refuses ORDER BY and < / > of jsonb (0A000), and
+ *                             paxd keeps no min/max for jsonb; equality goes by value
+ *                             (src/engine/exec/jsonb.ts).
  *   bytea/uuid                memcmp, shorter prefix first
  *   interval                  the span with 30-day months and 24-hour days (interval_cmp)
  *   numeric(p,s)              the unscaled bigint (every value of a column has the same scale)
