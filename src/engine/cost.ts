@@ -157,17 +157,9 @@ export function estimateScan(table: Table, where: Predicate | undefined, residua
   for (const f of snap.files)
     for (const g of f.groups) {
       if (g.live === 0) continue;
-      if (bound === null) {
-        if (fromStats) {
-          groupsAnswered++;
-          rowsFromStats += g.live;
-        } else rowsRead += g.live;
-        rowsOut += g.live;
-        continue;
-      }
       const cache: (ColumnStats | undefined)[] = [];
-      const statsOf = (slot: number): ColumnStats => (cache[slot] ??= groupStats(g, bound.fields[slot]!, snap.options.zoneRows));
-      const cls = classify(bound, g.live, statsOf);
+      const statsOf = (slot: number): ColumnStats => (cache[slot] ??= groupStats(g, bound!.fields[slot]!, snap.options.zoneRows));
+      const cls = bound === null ? 'all' : classify(bound, g.live, statsOf);
       if (cls === 'none') continue;
       if (cls === 'all') {
         if (fromStats) {
@@ -178,7 +170,7 @@ export function estimateScan(table: Table, where: Predicate | undefined, residua
         continue;
       }
       rowsRead += g.live;
-      rowsOut += g.live * selectivity(bound, bound.root, statsOf);
+      rowsOut += g.live * selectivity(bound!, bound!.root, statsOf);
     }
   rowsOut *= residualSel;
   return { rowsRead, rowsOut, groupsAnswered, rowsFromStats };

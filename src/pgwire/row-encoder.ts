@@ -26,7 +26,7 @@
  * refuses any other TimeZone), hence the constant "+00".
  */
 import { endianness } from 'node:os';
-import { type Batch, type Column, type PgType, type Value, formatText, getValue, isDecimal128 } from '../types/index.js';
+import { type Batch, type Column, type PgType, type Value, formatText, getValue, isDecimal128, j2date, UNIX_EPOCH_JD } from '../types/index.js';
 import { BACKEND } from './constants.js';
 
 /** One output column: the batch column it prints (-1: always NULL) and that column's stored type. */
@@ -556,19 +556,10 @@ function writeDate(col: Column, sel: Uint32Array | null, from: number, to: numbe
 let lastDays = NaN;
 const lastDate = new Uint8Array(10);
 
-/** YYYY-MM-DD of a day count in [DAYS_MIN, DAYS_END) (proleptic Gregorian, as j2date). */
+/** YYYY-MM-DD of a day count in [DAYS_MIN, DAYS_END) (four-digit AD years), by the output function's own j2date. */
 function putDate(buf: Buffer, o: number, days: number): void {
   if (days !== lastDays) {
-    // H. Hinnant's civil_from_days, for z >= 0 (every four-digit AD year).
-    const z = days + 719468;
-    const era = Math.floor(z / 146097);
-    const doe = z - era * 146097;
-    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-    const mp = Math.floor((5 * doy + 2) / 153);
-    const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-    const m = mp < 10 ? mp + 3 : mp - 9;
-    const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    const [y, m, d] = j2date(days + UNIX_EPOCH_JD);
     const t = lastDate;
     t[0] = 48 + Math.floor(y / 1000);
     t[1] = 48 + (Math.floor(y / 100) % 10);

@@ -6,6 +6,6 @@ export * from './errors.js';
 export * from './type.js';
 export * from './column.js';
 export { ColumnBuilder, columnOf, getValue } from './builder.js';
-export { parseText, formatText, formatFloat4, formatFloat8, formatDate, formatTimestamp, formatDecimal, parseDecimal, parseNumeric, date2j, j2date } from './text-io.js';
+export { parseText, formatText, formatFloat4, formatFloat8, formatDate, formatTimestamp, formatDecimal, parseDecimal, parseNumeric, date2j, j2date, UNIX_EPOCH_JD } from './text-io.js';
 export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
 export { arrowType, columnToArrow, columnFromArrow } from './arrow.js';

@@ -1017,7 +1017,7 @@ export function formatDecimal(u: bigint, scale: number): string {
 // (proleptic Gregorian; year 0 is 1 BC).
 
 /** Julian day number of 1970-01-01, and PostgreSQL's limits (datatype/timestamp.h). */
-const UNIX_EPOCH_JD = 2440588;
+export const UNIX_EPOCH_JD = 2440588;
 const DATE_END_JD = 2147483494; // date2j(5874898, 1, 1), exclusive
 const DATEVAL_NOBEGIN = -2147483648;
 const DATEVAL_NOEND = 2147483647;

@@ -153,12 +153,7 @@ test('BINARY cursor: FETCH returns binary columns and says so in RowDescription'
 });
 
 /** Sends one Query and returns its replies up to ReadyForQuery. */
-async function session(): Promise<RawClient> {
-  const c = await RawClient.connect(srv.port);
-  c.send(fe.startup({ user: 'paxd' }));
-  await c.untilReady();
-  return c;
-}
+const session = (): Promise<RawClient> => RawClient.session(srv.port, { user: 'paxd' });
 
 test('COPY … (FORMAT binary) out and back in: the same rows; a wrong field count names the tuple', async () => {
   await db.createTable(

@@ -135,6 +135,20 @@ export class RawClient {
     });
   }
 
+  /** A connection past its startup (the servers of the tests trust loopback), ready for queries. */
+  static async session(port: number, params: Record<string, string> = { user: 'paxd', database: 'paxd' }): Promise<RawClient> {
+    const c = await RawClient.connect(port);
+    c.send(fe.startup(params));
+    await c.untilReady();
+    return c;
+  }
+
+  /** Sends one Query and returns its replies up to ReadyForQuery. */
+  query(sql: string): Promise<Reply[]> {
+    this.send(fe.query(sql));
+    return this.untilReady();
+  }
+
   private wake(): void {
     for (const w of this.waiters.splice(0)) w();
   }

@@ -79,17 +79,9 @@ test.after(async () => {
   await db.close();
 });
 
-async function session(): Promise<RawClient> {
-  const c = await RawClient.connect(srv.port);
-  c.send(fe.startup({ user: 'paxd', database: 'paxd' }));
-  await c.untilReady();
-  return c;
-}
+const session = (): Promise<RawClient> => RawClient.session(srv.port);
 
-async function q(c: RawClient, sql: string): Promise<Reply[]> {
-  c.send(fe.query(sql));
-  return c.untilReady();
-}
+const q = (c: RawClient, sql: string): Promise<Reply[]> => c.query(sql);
 
 const codes = (rs: Reply[]) => rs.map((r) => r.code).join('');
 const errorOf = (rs: Reply[]) => errorFieldsOf(rs.find((r) => r.code === 'E')!.body);

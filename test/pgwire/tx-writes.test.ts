@@ -167,17 +167,9 @@ test('concurrent transactions: the second delete of the same row fails COMMIT wi
 
 // ---- the raw protocol, as postgres_fdw sends it ----
 
-async function session(): Promise<RawClient> {
-  const c = await RawClient.connect(srv.port);
-  c.send(fe.startup({ user: 'paxd', database: 'paxd' }));
-  await c.untilReady();
-  return c;
-}
+const session = (): Promise<RawClient> => RawClient.session(srv.port);
 
-async function q(c: RawClient, sql: string): Promise<Reply[]> {
-  c.send(fe.query(sql));
-  return c.untilReady();
-}
+const q = (c: RawClient, sql: string): Promise<Reply[]> => c.query(sql);
 
 /** Bind/Describe/Execute/Sync of a named statement with text parameters. */
 async function exec(c: RawClient, stmt: string, params: (string | null)[]): Promise<Reply[]> {
