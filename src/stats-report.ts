@@ -9,7 +9,8 @@ import type { Field, PgType } from './types/type.js';
 import { typeName } from './types/type.js';
 import { formatText } from './types/text-io.js';
 import type { ColumnStats } from './stats/types.js';
-import { statsFromJson, mergeStats } from './stats/index.js';
+import { mergeStats } from './stats/index.js';
+import { groupStats } from './scan/unit-stats.js';
 import type { SnapshotJson } from './storage/snapshot-types.js';
 import { fieldsOf } from './storage/schema.js';
 
@@ -71,8 +72,7 @@ export function tableStats(t: { snapshot: SnapshotJson }): StatsReport {
       fileLive += g.live;
       const columns: Record<string, ColumnReport> = {};
       for (const f of fields) {
-        const j = g.columns[String(f.fieldId)];
-        const cs = j === undefined ? synthetic(f, g.live) : statsFromJson(f.type, j);
+        const cs = groupStats(g, f, s.options.zoneRows);
         columns[f.name] = report(f, cs);
         for (const m of [totals, fileTotals]) {
           const prev = m.get(f.fieldId);
@@ -93,12 +93,6 @@ function reportAll(fields: readonly Field[], totals: Map<number, ColumnStats>): 
     columns[f.name] = cs === undefined ? { type: typeName(f.type), nulls: 0, min: null, max: null, sum: null } : report(f, cs);
   }
   return columns;
-}
-
-/** Statistics of a column added after a group was written: every row holds the default. */
-function synthetic(f: Field, rows: number): ColumnStats {
-  // Defaults are rare; a NULL column is the common case and is exact.
-  return { rows, nulls: rows, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null };
 }
 
 function report(f: Field, s: ColumnStats): ColumnReport {

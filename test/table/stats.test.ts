@@ -115,4 +115,22 @@ test('zone, group, file and snapshot statistics equal brute force over the data'
   await db.close();
 });
 
+test('paxd stats of a column added with a default: every older row holds the default, exactly', async () => {
+  const db = await Database.open(tempDir());
+  const t = await db.createTable('d', [{ name: 'id', type: 'int4', notNull: true }], { zoneRows: ZONE });
+  const sink = t.sink();
+  await sink.write({ length: 3000, columns: [randomColumn({ id: 'int4' }, 3000, new Rng(testSeed()), 0)], selection: null });
+  await sink.commit();
+  await t.addColumn({ name: 'region', type: 'int8', default: '7' });
+  await t.addColumn({ name: 'note', type: 'text' });
+  const report = tableStats(t);
+  assert.equal(report.columns.region, { type: 'int8', nulls: 0, min: '7', max: '7', sum: '21000' });
+  assert.equal(report.columns.note, { type: 'text', nulls: 3000, min: null, max: null, sum: null });
+  assert.equal(report.groups[0]!.columns.region, report.columns.region);
+  // the same answer as the data: a scan reads the default
+  const agg = await t.aggregate([{ fn: 'sum', column: 'region' }, { fn: 'min', column: 'region' }], undefined, { useStats: false });
+  assert.equal(agg.values, ['21000', 7n]);
+  await db.close();
+});
+
 test.run();
