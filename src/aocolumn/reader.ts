@@ -6,7 +6,7 @@
  * 2 columns of a 200-column table touches only those 2 columns' segments.
  */
 import type { Column } from '../types/column.js';
-import { type Field } from '../types/type.js';
+import type { Field } from '../types/type.js';
 import { corruption } from '../types/errors.js';
 import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
 import type { ObjectStore } from '../storage/store.js';

@@ -1493,7 +1493,7 @@ class Binder {
     const distinct = n.agg_distinct === true;
     if (name === 'array_agg') {
       const arg = unknownLiterals.has(bound) ? this.cast(bound, T.text) : bound;
-      if (distinct && order !== undefined && order.some((o) => exprKey(o.expr) !== exprKey(arg)))
+      if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
         throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
       // No array types: the result is array_out's text (issue 10).
       return { fn: 'array_agg', arg, type: T.text, distinct, ...(order === undefined ? {} : { order }) };
@@ -1502,7 +1502,7 @@ class Binder {
     if (bound.type.id === 'bytea' && !unknownLiterals.has(bound)) throw notSupported('string_agg(bytea, bytea)', n.location);
     const arg = this.text(bound, sig);
     const param = this.constArg(args[1]!, T.text, 'string_agg delimiter');
-    if (distinct && order !== undefined && order.some((o) => exprKey(o.expr) !== exprKey(arg)))
+    if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
       throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
     return { fn: 'string_agg', arg, type: T.text, distinct, param, ...(order === undefined ? {} : { order }) };
   }

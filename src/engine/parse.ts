@@ -14,7 +14,7 @@ import { syntaxError } from './errors.js';
 /** A parse-tree node: `{ SelectStmt: {...} }`, `{ ColumnRef: {...} }`, … */
 export type AstNode = { readonly [kind: string]: AstFields };
 /** The fields of a node, as libpg-query's JSON gives them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: libpg-query's JSON parse tree comes without types
 export type AstFields = { readonly [field: string]: any };
 
 let loaded: Promise<void> | null = null;

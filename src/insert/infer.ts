@@ -35,7 +35,7 @@
  * (input.ts unreadStdin) so that the next Input of '-' yields every byte; `replay` is that
  * Input, for callers that read it themselves.
  */
-import { RecordBatchReader, type DataType, type Schema, Type, TimeUnit } from 'apache-arrow';
+import { RecordBatchReader, type DataType, type Schema, Type, type TimeUnit } from 'apache-arrow';
 import type { ColumnSpec } from '../database.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';

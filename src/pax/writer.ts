@@ -20,7 +20,7 @@ import { assert, usage } from '../types/errors.js';
 import { type Field, typeName } from '../types/type.js';
 import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
 import type { ObjectStore, ObjectWriter } from '../storage/store.js';
-import { statsToJson } from '../stats/index.js';
+import type { statsToJson } from '../stats/index.js';
 import { columnBytes } from '../types/column.js';
 import { encodeChunk, type EncodedChunk } from './chunk-encode.js';
 import { encodePool } from './encode-pool.js';

@@ -67,7 +67,7 @@ function sha256(data: Buffer): Buffer {
  * falls back to the raw bytes when a password cannot be prepared).
  */
 function saslPrep(password: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, where SASLprep changes nothing
   return /^[\x00-\x7f]*$/.test(password) ? password : password.normalize('NFKC');
 }
 

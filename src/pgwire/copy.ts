@@ -183,7 +183,7 @@ export class CopyParser {
   /** Tuples of the binary format completed so far; `line` counts tuples, as PostgreSQL's CONTEXT does. */
   private binaryRows(): InputRow[] {
     const out: InputRow[] = [];
-    let b = this.pendingBytes;
+    const b = this.pendingBytes;
     let off = 0;
     if (!this.headerRead) {
       if (b.byteLength < 19) return out;

@@ -12,7 +12,8 @@ import { loadModule, parseSync } from 'libpg-query';
 import { SqlError } from '../engine/index.js';
 import { SQLSTATE } from '../types/index.js';
 
-type Json = { readonly [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: libpg-query's JSON parse tree comes without types
+type Json = { readonly [k: string]: any };
 
 export type TransactionVerb = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollback-to' | 'unsupported';
 

@@ -16,7 +16,7 @@ import {
   Binary,
   Bool,
   type Data,
-  DataType,
+  type DataType,
   DateDay,
   Decimal,
   FixedSizeBinary,

@@ -23,7 +23,7 @@ import {
   outOfRange,
   unsupported,
 } from './errors.js';
-import { type PgType, pgDisplayName } from './type.js';
+import type { PgType } from './type.js';
 import { formatInterval, parseIntervalValue } from './interval.js';
 
 /** Parses PostgreSQL text input for `type` into paxd's scalar representation. */
@@ -867,7 +867,7 @@ function scanNumeric(s: string, typeName = 'numeric'): NumericScan {
   if (!isDigit(c) && !(c === 46 && isDigit(s.charCodeAt(i + 1)))) throw invalidInput(typeName, s);
   let intStart = i;
   while (i < s.length && isDigit(s.charCodeAt(i))) i++;
-  let intEnd = i;
+  const intEnd = i;
   let fracStart = i;
   let fracEnd = i;
   if (s.charCodeAt(i) === 46) {

@@ -57,7 +57,7 @@ test('EXPLAIN: every node line ends with PostgreSQL cost estimates; COSTS OFF om
   const lines = await explain('SELECT s, count(*) FROM public.o WHERE ((id < 1500)) GROUP BY 1 ORDER BY 2 DESC NULLS FIRST LIMIT 2::bigint');
   const nodes = lines.filter((l) => !/^\s+[A-Z][A-Za-z ]+:/.test(l));
   assert.ok(nodes.length >= 4, lines.join('\n'));
-  for (const l of nodes) assert.match(l, /  \(cost=\d+\.\d{2}\.\.\d+\.\d{2} rows=\d+ width=\d+\)$/);
+  for (const l of nodes) assert.match(l, / {2}\(cost=\d+\.\d{2}\.\.\d+\.\d{2} rows=\d+ width=\d+\)$/);
   const off = textRows(await query(await setup(), 'EXPLAIN (COSTS OFF) SELECT count(*) FROM o')).map((r) => r[0]!);
   assert.is(off[0], 'Aggregate');
 });

@@ -7,8 +7,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { runPaxd, runPg, sameRows } from './compare.js';
 import { pgSql, setupRelational } from './relational-setup.js';
 import { loadFixtures } from './differential-setup.js';

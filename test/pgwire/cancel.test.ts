@@ -33,7 +33,7 @@ function withSlowTable(base: Database): Database {
         value: (...args: Parameters<Table['scan']>) => {
           const s = t.scan(...args);
           const next = s.next.bind(s);
-          Object.defineProperty(s, 'next', { configurable: true, value: async () => (await sleep(100), next()) });
+          Object.defineProperty(s, 'next', { configurable: true, value: async () => { await sleep(100); return next(); } });
           return s;
         },
       });

@@ -250,7 +250,7 @@ test('statement_timeout stops a long FETCH from a streaming cursor, with nothing
         value: (...args: Parameters<typeof table.scan>) => {
           const sc = table.scan(...args);
           const next = sc.next.bind(sc);
-          Object.defineProperty(sc, 'next', { configurable: true, value: async () => (await new Promise((r) => setTimeout(r, 100)), next()) });
+          Object.defineProperty(sc, 'next', { configurable: true, value: async () => { await new Promise((r) => setTimeout(r, 100)); return next(); } });
           return sc;
         },
       });

@@ -15,7 +15,6 @@ import { commit, createTable, latestSnapshot, listSnapshots, listTables, newestS
 import { dropTable } from '../../src/storage/drop.js';
 import { LocalStore } from '../../src/storage/local.js';
 import { snapshotPath } from '../../src/storage/snapshot.js';
-import { vacuum } from '../../src/storage/vacuum.js';
 import { columnOf, getValue } from '../../src/types/builder.js';
 import { readAll } from '../support/columns.js';
 import { tempDir } from '../support/tmp.js';

@@ -154,6 +154,7 @@ function randomFloat64(rng: Rng): number {
 
 function randomFloat32(rng: Rng): number {
   const r = rng.int(0, 9);
+  // biome-ignore lint/suspicious/noApproximativeNumericConstant: a float4 value near pi, not pi
   if (r === 0) return rng.pick([NaN, Infinity, -Infinity, -0, 0, 1.401298464324817e-45, -1.401298464324817e-45, 1.1754943508222875e-38, 3.4028234663852886e38, -3.4028234663852886e38, Math.fround(0.1), Math.fround(1e-7), 1e10, Math.fround(3.14159)]);
   if (r <= 3) return Math.fround(rng.int(-100000, 100000) / rng.pick([1, 10, 100, 8]));
   if (r <= 5) return Math.fround((rng.next() - 0.5) * 10 ** rng.int(-30, 30));

@@ -198,7 +198,7 @@ function conditionalGate(server: S3rver): Middleware {
     if (!isPut && !isComplete) {
       if (ctx.method === 'GET' || ctx.method === 'HEAD') {
         const held = busy.get(id);
-        if (held) await held;
+        if (held !== undefined) await held;
       }
       return next();
     }

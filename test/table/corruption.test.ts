@@ -114,7 +114,7 @@ for (const codec of ['lz4', 'zstd', 'none'] as const) {
         if (!(e instanceof PaxdError)) throw new Error(`${what}: not a PaxdError: ${(e as Error).stack}`);
         assert.is(e.kind, 'corruption', `${what}: ${e.message}`);
         assert.is(e.code, 'XX001', `${what}: ${e.message}`);
-        assert.ok(e.file !== undefined && e.file.endsWith(basename(file)), `${what}: error names ${e.file}: ${e.message}`);
+        assert.ok(e.file?.endsWith(basename(file)), `${what}: error names ${e.file}: ${e.message}`);
         assert.type(e.offset, 'number', `${what}: error has an offset: ${e.message}`);
         errors++;
       } finally {

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { arrowType, columnFromArrow, columnToArrow } from '../../src/types/arrow.js';
 import { getValue } from '../../src/types/builder.js';
-import { PaxdError } from '../../src/types/errors.js';
+import type { PaxdError } from '../../src/types/errors.js';
 import { parseText } from '../../src/types/text-io.js';
 import { type PgType, TYPE_IDS } from '../../src/types/type.js';
 import { Rng, randomColumn, randomType, testSeed } from '../support/random.js';

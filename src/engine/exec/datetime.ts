@@ -186,7 +186,7 @@ function scaleInterval(a: Uint8Array, f: (x: number) => number): Uint8Array {
   }
   days += Math.trunc(monthRemainderDays);
   const us = Math.round(f(Number(x.us)) + secRemainder * 1e6);
-  if (!Number.isFinite(us) || Math.abs(us) >= 9223372036854775807) throw intervalOverflow();
+  if (!Number.isFinite(us) || Math.abs(us) >= 2 ** 63) throw intervalOverflow();
   return makeInterval(months, days, BigInt(us));
 }
 

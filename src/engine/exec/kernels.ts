@@ -9,7 +9,7 @@
 import { type PgType, type Value, SQLSTATE, formatText, parseText } from '../../types/index.js';
 import { compareValues } from '../../types/compare.js';
 import { addDecimal, formatDecimal, parseDecimal, type DecimalValue } from '../../stats/decimal-text.js';
-import type { ArithOp, CmpOp } from '../expr.js';
+import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';
 import { holds } from '../../scan/prune.js';
@@ -22,7 +22,6 @@ const INT_LIMITS = {
 } as const;
 const INT8_MIN = -(2n ** 63n);
 const INT8_MAX = 2n ** 63n - 1n;
-const US_PER_DAY = 86_400_000_000n;
 
 function checkInt(id: 'int2' | 'int4', r: number): number {
   const [lo, hi, name] = INT_LIMITS[id];
@@ -205,7 +204,7 @@ function castNumber(from: PgType, to: PgType, v: Value): Value {
       if (from.id === 'numeric') return checkInt8(roundNumericBig(v as string, 'bigint'));
       if (isFloatId(from.id)) {
         const x = v as number;
-        if (!Number.isFinite(x) || Math.abs(x) >= 9223372036854775808) throw outOfRange('bigint');
+        if (!Number.isFinite(x) || Math.abs(x) >= 2 ** 63) throw outOfRange('bigint');
         return BigInt(roundHalfEven(x));
       }
       return BigInt(v as number);

@@ -271,7 +271,7 @@ export function floatPower(x: number, y: number): number {
   if (x < 0 && Math.floor(y) !== y) throw invalidArgumentForPower('a negative number raised to a non-integer power yields a complex result');
   if (x === 1) return 1; // C's pow(1, inf) is 1; JavaScript's is NaN
   if (x === -1 && !Number.isFinite(y)) return 1;
-  const r = Math.pow(x, y);
+  const r = x ** y;
   if (Number.isFinite(x) && Number.isFinite(y)) {
     if (!Number.isFinite(r)) throw floatError('overflow');
     if (r === 0 && x !== 0) throw floatError('underflow');

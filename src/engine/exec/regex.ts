@@ -45,6 +45,7 @@ export function regexFor(pattern: string, ci: boolean): RegExp {
 
 function translate(p: string, ci: boolean): string {
   if (p.startsWith('***')) throw unsupported('directors (***)');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range
   if (ci && /[^\x00-\x7f]/.test(p)) throw notSupported('~* with non-ASCII characters in the pattern');
   let out = '';
   let i = 0;

@@ -12,7 +12,7 @@
  */
 import type { Database } from '../../database.js';
 import type { Field, PgType, Value } from '../../types/index.js';
-import { type AstFields, type AstNode } from '../parse.js';
+import type { AstFields, AstNode } from '../parse.js';
 import { type BoundQuery, bindQuery, queryFields, queryUnknown } from '../bind.js';
 import { toText } from '../exec/kernels.js';
 import { run } from '../exec/run.js';

@@ -27,7 +27,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { Batch, Column, Value } from '../../types/column.js';
-import { PaxdError, assert } from '../../types/errors.js';
+import { type PaxdError, assert } from '../../types/errors.js';
 import { parseText } from '../../types/text-io.js';
 import type { Field } from '../../types/type.js';
 import { ColumnBuffer } from './columns.js';
