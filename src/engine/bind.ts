@@ -630,7 +630,8 @@ async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Promise<Raw
       const using = n.usingClause === undefined ? null : (n.usingClause as AstNode[]).map(str);
       const natural = n.isNatural === true;
       const keyed = n.quals !== undefined || using !== null || natural;
-      return { kind: 'join', type: type === 'inner' && !keyed ? 'cross' : type, left, right, on: (n.quals as AstNode | undefined) ?? null, using, natural, location: locationOf(n.larg) };
+      const location = locationOf(n.larg);
+      return { kind: 'join', type: type === 'inner' && !keyed ? 'cross' : type, left, right, on: (n.quals as AstNode | undefined) ?? null, using, natural, ...(location === undefined ? {} : { location }) };
     }
     default:
       throw notSupported(`${kindOf(node).replace(/^Range/, '')} in FROM`, n.location);

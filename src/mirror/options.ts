@@ -49,7 +49,7 @@ export const MIRROR_DEFAULTS = {
 } as const;
 
 /** Options with defaults filled in. */
-export function mirrorOptions(o: Partial<MirrorOptions> & { pg: string }): MirrorOptions {
+export function mirrorOptions(o: { readonly [K in keyof MirrorOptions]?: MirrorOptions[K] | undefined } & { pg: string }): MirrorOptions {
   const out = { ...MIRROR_DEFAULTS } as Record<string, unknown>;
   for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
   return out as unknown as MirrorOptions;

@@ -239,7 +239,7 @@ export class RowEncoder {
       if (kind === K_NULL) {
         for (let r = 0; r < n; r++) {
           put32(buf, pos[r]!, -1);
-          pos[r] += 4;
+          pos[r] = pos[r]! + 4;
         }
         continue;
       }
@@ -334,7 +334,7 @@ function measureInt(col: Column, sel: Uint32Array | null, from: number, to: numb
     const v = values[i]!;
     const len = v < 0 ? 1 + digits(-v) : digits(v);
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 
@@ -382,7 +382,7 @@ function measureInt64(col: Column, sel: Uint32Array | null, from: number, to: nu
       len = s.length;
     }
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 
@@ -396,7 +396,7 @@ function writeInt64(col: Column, sel: Uint32Array | null, from: number, to: numb
       pos[r] = o + 4;
       continue;
     }
-    const s = strs[r];
+    const s = strs[r]!; // the measuring pass set every row's entry (string or null)
     if (s !== null) buf.write(s, o + 4, len, 'latin1');
     else {
       const i = sel === null ? p : sel[p]!;
@@ -417,7 +417,7 @@ function measureFixed(col: Column, sel: Uint32Array | null, from: number, to: nu
     if (isNull(validity, i)) lens[at] = -1;
     else {
       lens[at] = width;
-      pos[r] += width;
+      pos[r] = pos[r]! + width;
     }
   }
 }
@@ -470,7 +470,7 @@ function measureBytes(col: Column, sel: Uint32Array | null, from: number, to: nu
     const raw = offsets[i + 1]! - offsets[i]!;
     const len = hex ? 2 + 2 * raw : raw;
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 
@@ -531,7 +531,7 @@ function measureDate(col: Column, sel: Uint32Array | null, from: number, to: num
       len = s.length;
     }
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 
@@ -545,7 +545,7 @@ function writeDate(col: Column, sel: Uint32Array | null, from: number, to: numbe
       pos[r] = o + 4;
       continue;
     }
-    const s = strs[r];
+    const s = strs[r]!;
     if (s !== null) buf.write(s, o + 4, len, 'latin1');
     else putDate(buf, o + 4, values[sel === null ? p : sel[p]!]!);
     pos[r] = o + 4 + len;
@@ -625,7 +625,7 @@ function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to
       len = s.length;
     }
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 
@@ -640,7 +640,7 @@ function writeTimestamp(col: Column, sel: Uint32Array | null, from: number, to: 
       pos[r] = o;
       continue;
     }
-    const s = strs[r];
+    const s = strs[r]!;
     if (s !== null) {
       buf.write(s, o, len, 'latin1');
       pos[r] = o + len;
@@ -698,7 +698,7 @@ function measureGeneric(col: Column, sel: Uint32Array | null, from: number, to: 
     strs[r] = s;
     const len = Buffer.byteLength(s, 'utf8');
     lens[at] = len;
-    pos[r] += len;
+    pos[r] = pos[r]! + len;
   }
 }
 

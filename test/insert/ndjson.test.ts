@@ -135,7 +135,7 @@ test('values: keys by name in any order, missing keys NULL or default, blank lin
 
 // ---- errors ----
 
-const ABC = [field('a', { id: 'int4' }), field('b', { id: 'text' }), field('c', { id: 'int8', precision: undefined }, true)];
+const ABC = [field('a', { id: 'int4' }), field('b', { id: 'text' }), field('c', { id: 'int8' }, true)];
 
 const ERRORS: { name: string; input: string | Uint8Array; code: string; message: string; line: number; column?: number }[] = [
   { name: 'fraction into integer', input: '{"a":1,"c":1}\n\n{"c":5,"a":1.5}\n', code: '22P02', message: 'data.ndjson:3:1: invalid input syntax for type integer: "1.5"', line: 3, column: 1 },

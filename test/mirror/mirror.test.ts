@@ -31,7 +31,8 @@ test.after(async () => {
   await closeWorld();
 });
 
-function opts(o: Partial<MirrorOptions>): MirrorOptions {
+/** Options over the defaults; `password: undefined` removes the default password. */
+function opts(o: Omit<Parameters<typeof mirrorOptions>[0], 'pg'> & { pg?: string }): MirrorOptions {
   return mirrorOptions({ pg: w.url, host: '127.0.0.1', port: w.srv.port, password: 'unused', ...o });
 }
 

@@ -77,7 +77,7 @@ test('16 concurrent clients: mixed queries, cursors, errors and COPY; every comm
         const rs = await c.untilReady();
         const e = rs.find((r) => r.code === 'E');
         if (e !== undefined) unexpected.push(`copy ${k}: ${errorFieldsOf(e.body).M}`);
-        else committed[k] += 50;
+        else committed[k] = committed[k]! + 50;
       }
     } finally {
       c.end();

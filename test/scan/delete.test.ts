@@ -142,7 +142,7 @@ test('a damaged delete-vector object is corruption naming the file and offset', 
   assert.ok(path.startsWith('deletes/'));
   assert.is((await readAll(t2.scan()))[0]!.length, 1096);
   const obj = store.objects.get(`d2/${path}`)!;
-  obj[100] ^= 0xff;
+  obj[100] = obj[100]! ^ 0xff;
   try {
     await readAll(t2.scan());
     assert.unreachable('scan should fail');
