@@ -12,7 +12,7 @@
  * It is a secret: `--print-config` masks it.
  */
 import { readFileSync } from 'node:fs';
-import { PaxdError } from '../types/errors.js';
+import { PaxdError, unreachable } from '../types/errors.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
 import { maskUrl } from '../mirror/index.js';
 
@@ -280,10 +280,8 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
       }
       return { ...(o as Record<string, string>) } as DaemonConfig[K];
     }
-    default: {
-      const never: never = kind;
-      throw new Error(`unknown config kind ${String(never)}`);
-    }
+    default:
+      return unreachable(kind);
   }
 }
 
@@ -304,7 +302,7 @@ export function parseBytes(v: unknown): number | null {
   const m = /^(\d+)\s*(B|kB|KB|MB|GB|TB)?$/.exec(v.trim());
   if (m === null) return null;
   const unit = (m[2] ?? 'B').toUpperCase();
-  const mult = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 }[unit as 'B']!;
+  const mult = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 }[unit as 'B'];
   return Number(m[1]) * mult;
 }
 

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { Database } from '../database.js';
-import { PaxdError, isPaxdError, pgDisplayName } from '../types/index.js';
+import { PaxdError, isPaxdError, pgDisplayName, unreachable } from '../types/index.js';
 import { ingestFiles } from '../insert/ingest.js';
 import type { Format } from '../insert/formats.js';
 import { query, textRows, commandTag } from '../engine/index.js';
@@ -361,9 +361,7 @@ function statusOf(e: PaxdError): number {
     case 'corruption':
     case 'internal':
       return 500;
-    default: {
-      const never: never = e.kind;
-      return never;
-    }
+    default:
+      return unreachable(e.kind);
   }
 }

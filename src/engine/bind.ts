@@ -36,7 +36,7 @@
  * column, 42P01 for a qualifier no FROM item has. `$n` parameters bind per ./context.ts.
  */
 import type { Database, Table } from '../database.js';
-import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName } from '../types/index.js';
+import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName, unreachable } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';
 import { T, categoryOf, commonType, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
@@ -192,10 +192,8 @@ export function queryFields(q: BoundQuery): { name: string; type: PgType }[] {
       return q.targets.map((t) => ({ name: t.name, type: t.expr.type }));
     case 'union':
       return [...q.fields];
-    default: {
-      const never: never = q;
-      throw new Error(`queryFields: unknown query ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(q);
   }
 }
 
@@ -1277,8 +1275,8 @@ class Binder {
         }
         const l = this.expr(n.lexpr, mode);
         const r = this.expr(n.rexpr, mode);
-        if (ARITH[op] !== undefined) return this.arith(ARITH[op]!, l, r, n.location);
-        if (CMP[op] !== undefined) return this.compare(CMP[op]!, l, r, n.location);
+        if (ARITH[op] !== undefined) return this.arith(ARITH[op], l, r, n.location);
+        if (CMP[op] !== undefined) return this.compare(CMP[op], l, r, n.location);
         if (op === '||') return this.textcat(l, r, n.location);
         if (op === '~~' || op === '!~~' || op === '~~*' || op === '!~~*') return this.like(l, n.rexpr, mode, op, n.location);
         if (op === '~' || op === '!~' || op === '~*' || op === '!~*') return this.regex(l, r, op, n.location);
@@ -1707,10 +1705,8 @@ export function aggregateType(fn: AggName, t: PgType, location?: number): PgType
     case 'max':
       if (t.id === 'bool' || t.id === 'jsonb' || t.id === 'uuid') throw sig();
       return t;
-    default: {
-      const never: never = fn;
-      throw new Error(`unknown aggregate ${String(never)}`);
-    }
+    default:
+      return unreachable(fn);
   }
 }
 

@@ -16,7 +16,7 @@
  * DEFAULT_INEQ_SEL). Widths are PostgreSQL's typlen for fixed-width types, 32 otherwise.
  */
 import type { Table } from '../database.js';
-import { type Field, type PgType, type Value, isDecimal128 } from '../types/index.js';
+import { type Field, type PgType, type Value, isDecimal128, unreachable } from '../types/index.js';
 import { bindPredicate, classify, type Predicate } from '../scan/index.js';
 import type { BoundPredicate, Node as PredNode } from '../scan/predicate.js';
 import type { ColumnStats } from '../stats/types.js';
@@ -207,10 +207,8 @@ function selectivity(bp: BoundPredicate, n: PredNode, statsOf: (slot: number) =>
       for (const a of n.args) q *= 1 - selectivity(bp, a, statsOf);
       return 1 - q;
     }
-    default: {
-      const never: never = n;
-      throw new Error(`selectivity: unknown predicate node ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(n);
   }
 }
 

@@ -34,6 +34,7 @@ import { T } from './types.js';
 import type { QueryResult } from './result.js';
 import { isCtidField } from './ctid.js';
 import { type Cost, COST, aggregateCost, residualSelectivity, typeWidth, columnDistinct, DEFAULT_DISTINCT, estimateScan, formatCost, groupCount, limitCost, scanCost, sortCost, widthOf } from './cost.js';
+import { unreachable } from '../types/errors.js';
 
 interface Node {
   name: string;
@@ -169,10 +170,8 @@ function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' }>, t: R
       };
       return describeTop(q, scan, scanNames, t, ndv);
     }
-    default: {
-      const never: never = p;
-      throw new Error(`explain: unknown plan ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(p);
   }
 }
 
@@ -254,10 +253,8 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
         const inner: Node = n.probeKeys.length > 0 ? { cost: { startup: bc.total, total: bc.total, rows: bc.rows, width: bc.width }, name: 'Hash', details: [], children: [build], ...(btr === undefined ? (t === null ? {} : { never: true }) : { actual: { rows: btr.buildRows ?? btr.rows, first: btr.last, last: btr.last } }) } : build;
         return { cost: { startup, total, rows, width }, name: n.probeKeys.length > 0 ? `Hash${kind}` : `Nested Loop${kind}`, details, children: [probe, inner], ...actual };
       }
-      default: {
-        const never: never = n;
-        throw new Error(`explain: unknown node ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable(n);
     }
   };
   return describeTop(q, rel(p.root), names, t, ndv);
@@ -353,10 +350,8 @@ function sql(e: Expr, names: readonly string[]): string {
         return `(${go(x.arg)} ${x.negated ? '!' : ''}~~${x.ci ? '*' : ''} ${go(x.pattern)})`;
       case 'func':
         return x.fn === 'textcat' ? `(${go(x.args[0]!)} || ${go(x.args[1]!)})` : `${x.fn}(${x.args.map(go).join(', ')})`;
-      default: {
-        const never: never = x;
-        throw new Error(`sql: unknown expression ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable(x);
     }
   };
   return go(e);

@@ -25,6 +25,7 @@ import { leavesOf } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
 import { toPredicate } from './plan.js';
+import { unreachable } from '../types/errors.js';
 
 export type RelNode =
   | {
@@ -107,10 +108,8 @@ export function estimateQuery(q: BoundQuery): number {
       const n = estimateQuery(q.left) + estimateQuery(q.right);
       return q.limit === null ? n : Math.min(n, q.limit);
     }
-    default: {
-      const never: never = q;
-      throw new Error(`estimateQuery: unknown query ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(q);
   }
 }
 
@@ -201,7 +200,7 @@ class JoinPlanner {
     for (const i of remaining) if (rels[i]!.est > rels[start]!.est) start = i;
     remaining.delete(start);
     let cur = rels[start]!;
-    const curLeaves = new Set(itemLeaves[start]!);
+    const curLeaves = new Set(itemLeaves[start]);
     while (remaining.size > 0) {
       const within = (ls: Set<number>, extra: Set<number>) => [...ls].every((l) => curLeaves.has(l) || extra.has(l));
       // The connected input that keeps the intermediate result smallest (then the smaller build).
@@ -280,10 +279,8 @@ class JoinPlanner {
         return l.source.rows.length;
       case 'one-row':
         return 1;
-      default: {
-        const never: never = l.source;
-        throw new Error(`distinctOf: unknown leaf ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable(l.source);
     }
   }
 

@@ -26,6 +26,7 @@ import type { BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp } from './bin
 import { type Expr, E, conjuncts } from './expr.js';
 import { type RelNode, planJoins } from './join-plan.js';
 import { isCtidField } from './ctid.js';
+import { unreachable } from '../types/errors.js';
 
 export type Plan =
   | { readonly kind: 'stats-aggregate'; readonly query: BoundSelect; readonly specs: readonly AggSpec[]; readonly where: Predicate | undefined }
@@ -45,10 +46,8 @@ export function planQuery(q: BoundQuery): Plan {
       return Object.freeze({ kind: 'relational', query: q, root: planJoins(q) });
     case 'union':
       return Object.freeze({ kind: 'union', query: q, left: planQuery(q.left), right: planQuery(q.right) });
-    default: {
-      const never: never = q;
-      throw new Error(`planQuery: unknown query ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(q);
   }
 }
 

@@ -11,7 +11,7 @@
  * casts both sides to the higher one, except that float4 mixed with anything but float4 is
  * float8. Text types (text, varchar, bpchar) compare as text unless both are bpchar.
  */
-import { type PgType, type TypeId, isDecimal128 } from '../types/index.js';
+import { type PgType, type TypeId, isDecimal128, unreachable } from '../types/index.js';
 
 export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'other';
 
@@ -64,10 +64,8 @@ export function categoryOf(t: PgType): Category {
     case 'uuid':
     case 'jsonb':
       return 'other';
-    default: {
-      const never: never = t.id;
-      throw new Error(`unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 
@@ -110,10 +108,8 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
       return T.interval;
     case 'other':
       return a.id === b.id ? a : null;
-    default: {
-      const never: never = ca;
-      throw new Error(`unknown category ${String(never)}`);
-    }
+    default:
+      return unreachable(ca);
   }
 }
 
@@ -143,9 +139,7 @@ export function commonType(types: readonly PgType[]): PgType | null {
       return T.interval;
     case 'other':
       return types.every((t) => t.id === first.id) ? first : null;
-    default: {
-      const never: never = cat;
-      throw new Error(`unknown category ${String(never)}`);
-    }
+    default:
+      return unreachable(cat);
   }
 }

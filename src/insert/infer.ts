@@ -37,7 +37,7 @@
  */
 import { RecordBatchReader, type DataType, type Schema, Type, type TimeUnit } from 'apache-arrow';
 import type { ColumnSpec } from '../database.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
 import { type PgType, typeName } from '../types/type.js';
 import { type CsvOptions, resolveCsvOptions } from './csv/options.js';
@@ -114,10 +114,8 @@ export async function inferSchema(format: Format, input: Input, opts: InferOptio
       }
       break;
     }
-    default: {
-      const never: never = format;
-      throw new Error(`inferSchema: unknown format ${String(never)}`);
-    }
+    default:
+      return unreachable(format);
   }
   return { columns, replay: isStdin ? await openInput('-') : null };
 }
@@ -280,7 +278,7 @@ function inferCsv(bytes: Buffer, eof: boolean, csv: Omit<CsvOptions, 'onError' |
     const k = p * tok.cap + r;
     const fl = tok.fFlags[k]!;
     if (fl === FIELD_NULL) return null;
-    return (fl === FIELD_QUOTED ? tok.qbuf : bytes).toString('utf8', tok.fStart[k]!, tok.fEnd[k]!);
+    return (fl === FIELD_QUOTED ? tok.qbuf : bytes).toString('utf8', tok.fStart[k], tok.fEnd[k]);
   };
   let names: string[];
   if (opts.header !== 'none') {

@@ -189,7 +189,7 @@ export class ParquetSource {
     const src = new ParquetSource(worker, input.name);
     try {
       const r = await src.call({ op: 'open', path: input.path, bytes }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
-      src.schema = tableFromIPC(r.ipc!).schema;
+      src.schema = tableFromIPC(r.ipc).schema;
       src.rowGroups = r.rowGroups!;
     } catch (e) {
       await src.close();
@@ -202,7 +202,7 @@ export class ParquetSource {
   async readRowGroup(g: number): Promise<RecordBatch[]> {
     const r = await this.call({ op: 'read', group: g, batchSize: BATCH_ROWS });
     try {
-      return tableFromIPC(r.ipc!).batches;
+      return tableFromIPC(r.ipc).batches;
     } catch (e) {
       throw badParquet(this.file, e);
     }
@@ -391,7 +391,7 @@ function timestampsAsMicros(d: Data, withTz: boolean): Data {
     for (let i = 0; i < d.length; i++) {
       const v = src[i]!;
       if ((v > limit || v < -limit) && isValidAt(d, i))
-        throw new PaxdError('invalid_input', SQLSTATE.datetime_field_overflow, `timestamp out of range: ${String(v)} ${TimeUnit[t.unit]!.toLowerCase()}s since 1970-01-01`);
+        throw new PaxdError('invalid_input', SQLSTATE.datetime_field_overflow, `timestamp out of range: ${String(v)} ${TimeUnit[t.unit].toLowerCase()}s since 1970-01-01`);
       out[i] = v * k;
     }
   }

@@ -12,7 +12,7 @@
  * postgres_fdw still ships them: a collation that comes from a foreign column is "safe"
  * (shared/reference/postgres_fdw.md §4.5); only an explicit COLLATE in a query is not.
  */
-import { pgDisplayName, type Field, type PgType } from '../types/index.js';
+import { pgDisplayName, type Field, type PgType, unreachable } from '../types/index.js';
 
 /** PostgreSQL's name of a column type, as format_type(atttypid, atttypmod) prints it. */
 export function foreignType(t: PgType): string {
@@ -41,10 +41,8 @@ export function foreignCollation(t: PgType): 'C' | null {
     case 'jsonb':
     case 'interval':
       return null;
-    default: {
-      const never: never = t.id;
-      throw new Error(`unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 

@@ -12,6 +12,7 @@
  */
 import { compressSync as lz4Compress, uncompressSync as lz4Decompress } from 'lz4-napi';
 import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
+import { unreachable } from '../types/errors.js';
 
 export type CodecName = 'lz4' | 'zstd' | 'none';
 
@@ -31,10 +32,8 @@ export function compress(codec: CodecName, bytes: Uint8Array): Uint8Array {
       return lz4Compress(asBuffer(bytes));
     case 'zstd':
       return zstdCompress(bytes, { compressionLevel: ZSTD_LEVEL });
-    default: {
-      const never: never = codec;
-      throw new Error(`unknown codec ${String(never)}`);
-    }
+    default:
+      return unreachable(codec);
   }
 }
 
@@ -55,10 +54,8 @@ export function decompress(codec: CodecName, bytes: Uint8Array, decodedLength: n
     case 'zstd':
       out = zstdDecompress(bytes);
       break;
-    default: {
-      const never: never = codec;
-      throw new Error(`unknown codec ${String(never)}`);
-    }
+    default:
+      return unreachable(codec);
   }
   if (out.byteLength !== decodedLength) throw new Error(`decoded ${out.byteLength} bytes, expected ${decodedLength}`);
   return out;

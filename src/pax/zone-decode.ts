@@ -20,7 +20,7 @@
 import { crc32 } from 'node:zlib';
 import type { Column, Values } from '../types/column.js';
 import { popcount } from '../types/column.js';
-import { checksumMismatch, corruption } from '../types/errors.js';
+import { checksumMismatch, corruption, unreachable } from '../types/errors.js';
 import { type PgType, type Physical, byteWidth, physicalOf } from '../types/type.js';
 import { decompress } from './codec.js';
 import type { ZoneJson } from './footer.js';
@@ -78,10 +78,8 @@ export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: 
       const values: Values = p === 'fixed16' ? buf.subarray(a) : (view(buf, a, n, ARRAYS[p]) as Values);
       return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };
     }
-    default: {
-      const never: never = p;
-      throw new Error(`decodeZone: unknown physical ${String(never)}`);
-    }
+    default:
+      return unreachable(p);
   }
 }
 

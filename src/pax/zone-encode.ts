@@ -102,7 +102,7 @@ export function encodeZone(col: Column, start: number, end: number, nulls: numbe
       let pos = b + n * w;
       for (let e = 0; e < dict.count; e++) {
         dOff[e] = pos - (b + n * w);
-        raw.set(data.subarray(dict.starts[e]!, dict.ends[e]!), pos);
+        raw.set(data.subarray(dict.starts[e], dict.ends[e]), pos);
         pos += dict.ends[e]! - dict.starts[e]!;
       }
       dOff[dict.count] = dictBytes;

@@ -13,7 +13,7 @@
  *   interval: int64 microseconds, int32 days, int32 months
  *   jsonb:    int8 version (1), then the text
  */
-import { PaxdError, formatDecimal, parseText, type PgType, type Value } from '../types/index.js';
+import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable } from '../types/index.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
 const EPOCH_DAYS = 10957;
@@ -89,10 +89,8 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
       b.writeInt32BE(le.readInt32LE(12), 12);
       return b;
     }
-    default: {
-      const never: never = type.id;
-      throw new Error(`encodeBinary: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
 }
 
@@ -149,10 +147,8 @@ export function decodeBinary(type: PgType, b: Buffer): Value {
       out.writeInt32LE(b.readInt32BE(12), 12);
       return new Uint8Array(out);
     }
-    default: {
-      const never: never = type.id;
-      throw new Error(`decodeBinary: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
 }
 

@@ -24,6 +24,7 @@ import { type AstFields, type AstNode, fieldsOf, kindOf, parseSql, str } from '.
 import type { Value } from '../types/index.js';
 // Only the type mapping, not the mirror's PostgreSQL client.
 import { foreignColumn } from '../mirror/types.js';
+import { unreachable } from '../types/errors.js';
 
 /** The schemas paxd has. */
 const SCHEMAS = ['public'];
@@ -213,10 +214,8 @@ async function importColumns(db: Database, s: AstFields, where: readonly AstNode
                 return c.collation === null ? null : 'pg_catalog';
               case 'null':
                 return null;
-              default: {
-                const never: never = k;
-                throw new Error(`unknown catalog column ${String(never)}`);
-              }
+              default:
+                return unreachable(k);
             }
           }),
         );

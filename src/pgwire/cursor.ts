@@ -17,7 +17,7 @@
  *   c.fetch('forward', 2)    // rows 1 and 2; c.position === 2
  *   c.fetch('backward', 1)   // row 1
  */
-import { PaxdError } from '../types/index.js';
+import { PaxdError, unreachable } from '../types/index.js';
 import type { ResultField, ScanCursorPlan } from '../engine/index.js';
 import type { BatchReader } from '../scan/index.js';
 import type { Batch, Value } from '../types/index.js';
@@ -85,10 +85,8 @@ export class Cursor {
         this.pos = Math.max(0, Math.min(n + 1, this.pos + count));
         return this.current();
       }
-      default: {
-        const never: never = direction;
-        throw new Error(`unknown fetch direction ${String(never)}`);
-      }
+      default:
+        return unreachable(direction);
     }
   }
 
@@ -315,9 +313,7 @@ function goesBack(direction: FetchDirection, count: number, pos: number): boolea
       return count >= 0 && count < pos;
     case 'relative':
       return count < 0;
-    default: {
-      const never: never = direction;
-      throw new Error(`unknown fetch direction ${String(never)}`);
-    }
+    default:
+      return unreachable(direction);
   }
 }

@@ -23,7 +23,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../database.js';
 import { commandTag, prepare, query, scanPlanOf, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
-import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value } from '../types/index.js';
+import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, unreachable } from '../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
 import { FrameReader, type Frame } from './frames.js';
 import * as be from './backend.js';
@@ -447,10 +447,8 @@ export class Session {
         }
         return;
       }
-      default: {
-        const never: never = p;
-        throw new Error(`unknown startup packet ${String(never)}`);
-      }
+      default:
+        return unreachable(p);
     }
   }
 
@@ -476,10 +474,8 @@ export class Session {
         if (a.kind === 'scram') this.send(be.authenticationSASLData('final', step.data));
         this.authenticated();
         return;
-      default: {
-        const never: never = step;
-        throw new Error(`unknown auth step ${String(never)}`);
-      }
+      default:
+        return unreachable(step);
     }
   }
 
@@ -791,10 +787,8 @@ export class Session {
         return this.copyOut(stmt);
       case 'unsupported':
         throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${stmt.feature} is not supported`);
-      default: {
-        const never: never = stmt;
-        throw new Error(`unknown statement kind ${String(never)}`);
-      }
+      default:
+        return unreachable(stmt);
     }
   }
 
@@ -846,10 +840,8 @@ export class Session {
       }
       case 'unsupported':
         throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${tag} is not supported`);
-      default: {
-        const never: never = verb;
-        throw new Error(`unknown transaction verb ${String(never)}`);
-      }
+      default:
+        return unreachable(verb);
     }
   }
 

@@ -25,6 +25,7 @@ import type { Column, Value } from '../types/column.js';
 import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
 import { type PgType, physicalOf } from '../types/type.js';
 import type { BoundPredicate, CmpOp, Node } from './predicate.js';
+import { unreachable } from '../types/errors.js';
 
 export type PredicateFn = (cols: readonly Column[], start: number, end: number, sel: Uint32Array | null, selLen: number, out: Uint32Array) => number;
 
@@ -177,10 +178,8 @@ class Generator {
         this.shape.push(`${fn}${slot}${op}`);
         return `H.${fn}(D${slot}, O${slot}[i], O${slot}[i + 1], ${this.constant(bytes)}) ${JS_OP[op]} 0`;
       }
-      default: {
-        const never: never = p;
-        throw new Error(`compilePredicate: unknown physical type ${String(never)}`);
-      }
+      default:
+        return unreachable(p);
     }
   }
 

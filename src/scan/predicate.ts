@@ -25,7 +25,7 @@
  * and prune nothing with it ("some rows may match").
  */
 import type { Value } from '../types/column.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
 import { parseDecimal } from '../stats/decimal-text.js';
@@ -133,10 +133,8 @@ export function bindPredicate(p: Predicate, fields: readonly Field[], table = 't
       }
       case 'not':
         return go(q.arg, !neg);
-      default: {
-        const never: never = q;
-        throw new Error(`bindPredicate: unknown node ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable(q);
     }
   };
   const root = go(p, false);
@@ -228,10 +226,8 @@ export function normalizeValue(f: Field, v: Value): Value {
       throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'jsonb values in scan predicates are not supported');
     case 'interval':
       return intervalNotStorable('normalizeValue');
-    default: {
-      const never: never = t.id;
-      throw new Error(`normalizeValue: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 

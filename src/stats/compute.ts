@@ -25,6 +25,7 @@ import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
 import { DECIMAL_ZERO, addDecimal, formatDecimal, parseDecimal } from './decimal-text.js';
 import { intervalNotStorable } from '../types/interval.js';
+import { unreachable } from '../types/errors.js';
 
 /** Statistics of no rows: the identity of mergeStats. */
 export function emptyStats(): ColumnStats {
@@ -82,10 +83,8 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
       break;
     case 'interval':
       return intervalNotStorable('computeStats');
-    default: {
-      const never: never = t.id;
-      throw new Error(`computeStats: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
   return s;
 }
@@ -351,7 +350,7 @@ function numericText(col: Column, start: number, end: number, s: ColumnStats): v
   let sum = DECIMAL_ZERO;
   for (let i = start; i < end; i++) {
     if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
-    const text = dec.decode(d.subarray(o[i]!, o[i + 1]!));
+    const text = dec.decode(d.subarray(o[i], o[i + 1]));
     const p = parseNumericText(text);
     sum = addDecimal(sum, parseDecimal(text));
     if (p === null || p.kind === 'nan') {

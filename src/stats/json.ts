@@ -23,6 +23,7 @@ import { type PgType, isDecimal128 } from '../types/type.js';
 import type { ColumnStatsJson, StatJson } from '../storage/snapshot-types.js';
 import type { ColumnStats } from './types.js';
 import { intervalNotStorable } from '../types/interval.js';
+import { unreachable } from '../types/errors.js';
 
 type Kind = 'int' | 'bigint' | 'float' | 'bool' | 'string' | 'bytes' | 'none';
 
@@ -54,10 +55,8 @@ function kindOf(t: PgType): Kind {
       return 'none';
     case 'interval':
       return intervalNotStorable('stats json');
-    default: {
-      const never: never = t.id;
-      throw new Error(`stats json: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 

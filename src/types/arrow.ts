@@ -34,7 +34,7 @@ import {
 } from 'apache-arrow';
 import { ColumnBuilder } from './builder.js';
 import type { Column, Value, Values } from './column.js';
-import { PaxdError, SQLSTATE, unsupported } from './errors.js';
+import { PaxdError, SQLSTATE, unsupported, unreachable } from './errors.js';
 import { formatDecimal, formatFloat4, formatFloat8, parseText } from './text-io.js';
 import { type PgType, isDecimal128, pgDisplayName, physicalOf } from './type.js';
 import { intervalNotStorable } from './interval.js';
@@ -74,10 +74,8 @@ export function arrowType(t: PgType): DataType {
     case 'interval':
       // A query result may have one; Arrow's month_day_nano interval is not mapped yet.
       throw unsupported('interval values in Arrow output');
-    default: {
-      const never: never = t.id;
-      throw new Error(`arrowType: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 
@@ -198,10 +196,8 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       break; // always normalized: re-serialized
     case 'interval':
       return intervalNotStorable('columnFromArrow');
-    default: {
-      const never: never = type.id;
-      throw new Error(`columnFromArrow: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
   return convert(type, data);
 }
@@ -268,7 +264,7 @@ function bpcharFromUtf8(type: PgType, data: Data): Column | null {
   const n = data.length;
   const offsets = data.valueOffsets as Int32Array;
   const bytes = data.values as Uint8Array;
-  if (bytes.subarray(offsets[0]!, offsets[n]!).indexOf(0) >= 0) return null;
+  if (bytes.subarray(offsets[0], offsets[n]).indexOf(0) >= 0) return null;
   const len = type.length;
   if (len === undefined) return wrap(type, data, bytes, offsets, bytes);
   const valid = (i: number) => data.nullCount === 0 || data.getValid(i);
@@ -398,10 +394,8 @@ function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Valu
       break;
     case 'interval':
       return intervalNotStorable('convertValue');
-    default: {
-      const never: never = type.id;
-      throw new Error(`convertValue: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
   if (typeof x === 'number' && src.typeId === Type.Float && type.id === 'float4') return Math.fround(x);
   void formatFloat4;

@@ -180,7 +180,7 @@ export function getValue(c: Column, i: number): Value {
       return (dv.getBigInt64(8, true) << 64n) | dv.getBigUint64(0, true);
     }
     case 'var': {
-      const bytes = c.data!.subarray(c.offsets![i]!, c.offsets![i + 1]!);
+      const bytes = c.data!.subarray(c.offsets![i], c.offsets![i + 1]);
       return c.type.id === 'bytea' ? bytes.slice() : dec.decode(bytes);
     }
   }

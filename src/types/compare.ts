@@ -29,6 +29,7 @@
 import type { Value } from './column.js';
 import { type PgType, isDecimal128 } from './type.js';
 import { compareInterval } from './interval.js';
+import { unreachable } from './errors.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
 export function compareValues(type: PgType, a: Value, b: Value): number {
@@ -60,10 +61,8 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
       return compareNumericText(a as string, b as string);
     case 'interval':
       return compareInterval(a as Uint8Array, b as Uint8Array);
-    default: {
-      const never: never = type.id;
-      throw new Error(`compareValues: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
 }
 

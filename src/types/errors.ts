@@ -149,6 +149,32 @@ export function assert(cond: unknown, what: string): asserts cond {
   if (!cond) throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: ${what}`);
 }
 
+/**
+ * The default branch of a switch over a closed set (type ids, plan nodes, codecs, …):
+ *
+ *   default:
+ *     return unreachable(t.id);
+ *
+ * does not compile while a member of the set lacks a case. If a value from outside the type
+ * system arrives anyway (a bug), it throws an internal error (XX000) naming that value.
+ */
+export function unreachable(x: never): never {
+  throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: unexpected value ${describeValue(x)}`);
+}
+
+/** `"text"`, `12`, or an object's JSON (bigints as digits), cut to 200 characters. */
+function describeValue(x: unknown): string {
+  if (typeof x === 'string') return JSON.stringify(x);
+  if (typeof x !== 'object' || x === null) return String(x);
+  let json: string;
+  try {
+    json = JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  } catch {
+    json = Object.prototype.toString.call(x); // a cycle
+  }
+  return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}
+
 export function isPaxdError(e: unknown): e is PaxdError {
   return e instanceof PaxdError;
 }

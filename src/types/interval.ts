@@ -16,7 +16,7 @@
  * `postgres` forms: `[@] N unit [N unit …] [[+|-]hh:mm[:ss[.f]]] [ago]` with fractional units
  * cascading down (DecodeInterval), and a bare number whose unit the typmod's range gives.
  */
-import { PaxdError, SQLSTATE } from './errors.js';
+import { PaxdError, SQLSTATE, unreachable } from './errors.js';
 
 export interface IntervalParts {
   readonly months: number;
@@ -221,10 +221,8 @@ class Acc {
       case 'millennium':
         this.months += ip * 12000 + Math.round(frac * 12000);
         break;
-      default: {
-        const never: never = unit;
-        throw new Error(`unknown interval unit ${String(never)}`);
-      }
+      default:
+        return unreachable(unit);
     }
     if (!Number.isSafeInteger(this.months) || !Number.isSafeInteger(this.days)) throw fieldOverflow(text);
   }

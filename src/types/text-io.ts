@@ -22,6 +22,7 @@ import {
   invalidInput,
   outOfRange,
   unsupported,
+  unreachable,
 } from './errors.js';
 import type { PgType } from './type.js';
 import { formatInterval, parseIntervalValue } from './interval.js';
@@ -63,10 +64,8 @@ export function parseText(type: PgType, text: string): Value {
       return parseJsonb(text);
     case 'interval':
       return parseIntervalValue(text);
-    default: {
-      const never: never = type.id;
-      throw new Error(`parseText: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
 }
 
@@ -103,10 +102,8 @@ export function formatText(type: PgType, v: Value): string {
       return formatUuid(v as Uint8Array);
     case 'interval':
       return formatInterval(v as Uint8Array);
-    default: {
-      const never: never = type.id;
-      throw new Error(`formatText: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(type.id);
   }
 }
 
@@ -1328,10 +1325,8 @@ function decodeDateTime(s: string, typeName: string): DateTimeFields {
         haveTz = true;
         break;
       }
-      default: {
-        const never: never = kind;
-        throw new Error(`unknown field kind ${String(never)}`);
-      }
+      default:
+        return unreachable(kind);
     }
   }
   if (isoT) throw new DtFail('bad');
@@ -1447,10 +1442,8 @@ function dateTimeError(kind: DtErr, s: string, typeName: string): PaxdError {
       return err(SQLSTATE.datetime_field_overflow, `date/time field value out of range: "${s}"`);
     case 'tz':
       return err(SQLSTATE.invalid_time_zone_displacement_value, `time zone displacement out of range: "${s}"`);
-    default: {
-      const never: never = kind;
-      throw new Error(`unknown date/time error ${String(never)}`);
-    }
+    default:
+      return unreachable(kind);
   }
 }
 

@@ -19,6 +19,7 @@
  *   uuid                fixed_size_binary(16)      Uint8Array, 16 bytes per value
  *   jsonb               utf8 (normalized text)     offsets Int32Array + data Uint8Array
  */
+import { unreachable } from './errors.js';
 
 export type TypeId =
   | 'int2'
@@ -96,10 +97,8 @@ export function physicalOf(t: PgType): Physical {
     case 'uuid':
     case 'interval': // months int32, days int32, microseconds int64 (./interval.ts)
       return 'fixed16';
-    default: {
-      const never: never = t.id;
-      throw new Error(`unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 
@@ -124,10 +123,8 @@ export function byteWidth(p: Physical): number {
     case 'bit':
     case 'var':
       return 0;
-    default: {
-      const never: never = p;
-      throw new Error(`unknown physical ${String(never)}`);
-    }
+    default:
+      return unreachable(p);
   }
 }
 
@@ -168,10 +165,8 @@ export function pgDisplayName(t: PgType): string {
       return 'jsonb';
     case 'interval':
       return 'interval';
-    default: {
-      const never: never = t.id;
-      throw new Error(`unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 

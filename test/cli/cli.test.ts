@@ -117,12 +117,12 @@ test('serve: psql queries the store over the wire; SIGTERM stops the server clea
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/cli.ts'), 'serve', '--listen', '127.0.0.1:0', ...data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   try {
     const port = await new Promise<number>((res, rej) => {
       const timer = setTimeout(() => rej(new Error(`no listening line: ${stdout} ${stderr}`)), 20_000);
-      child.stdout!.on('data', (d) => {
+      child.stdout.on('data', (d) => {
         stdout += d;
         const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stdout);
         if (m) {

@@ -59,7 +59,7 @@ function parseMetrics(text: string): Map<string, number> {
     // Values as Prometheus reads them (Go's ParseFloat: NaN and Inf in any case; prom-client writes "Nan").
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) ([-+]?(?:[0-9.]+(?:e[-+]?[0-9]+)?|nan|inf))$/i.exec(line);
     assert.ok(m !== null, `not a Prometheus sample line: ${JSON.stringify(line)}`);
-    out.set(m![1]!, /nan/i.test(m![2]!) ? NaN : Number(m![2]!.replace(/inf/i, 'Infinity')));
+    out.set(m[1]!, /nan/i.test(m[2]!) ? NaN : Number(m[2]!.replace(/inf/i, 'Infinity')));
   }
   return out;
 }

@@ -126,8 +126,8 @@ test('malformed SASL: wrong mechanism, garbage client-first, a query before auth
     await c.untilClosed();
     const e = splitReplies(c.bytes).find((r) => r.code === 'E');
     assert.ok(e, `an error for ${m.toString('latin1')}`);
-    assert.is(errorFieldsOf(e!.body).C, expected);
-    assert.is(errorFieldsOf(e!.body).S, 'FATAL');
+    assert.is(errorFieldsOf(e.body).C, expected);
+    assert.is(errorFieldsOf(e.body).S, 'FATAL');
   }
 });
 

@@ -76,7 +76,7 @@ test('a 2 GB length at every message kind is FATAL 08P01 from the header alone',
     await c.untilClosed();
     const e = splitReplies(c.bytes).find((r) => r.code === 'E');
     assert.ok(e, `an error for '${code}'`);
-    assert.is(errorFieldsOf(e!.body).C, '08P01', `code for '${code}'`);
+    assert.is(errorFieldsOf(e.body).C, '08P01', `code for '${code}'`);
   }
   await authenticated();
 });

@@ -50,7 +50,7 @@ export function collectCommits(child: { stdout: NodeJS.ReadableStream | null }, 
 
 async function main(): Promise<void> {
   const [data, table, writer, first, count, rows] = process.argv.slice(2);
-  const db = await Database.open(data!);
+  const db = await Database.open(data);
   const t = await db.table(table!);
   process.stdout.write('ready\n');
   const n0 = Number(first), n = Number(count);

@@ -20,6 +20,7 @@
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { unreachable } from '../../src/types/errors.js';
 
 export const FAULT_KINDS = ['500', '503', 'drop', 'lost', 'cut', 'slow'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -131,10 +132,8 @@ export async function startFaultProxy(upstream: string, opts: FaultProxyOptions 
         }
         case null:
           return pipeThrough();
-        default: {
-          const never: never = fault;
-          throw new Error(`unknown fault ${String(never)}`);
-        }
+        default:
+          return unreachable(fault);
       }
       function pipeThrough(): void {
         forward(req, body, (r) => {

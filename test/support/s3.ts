@@ -97,11 +97,11 @@ export async function startS3(opts: { bucket?: string; setEnv?: boolean } = {}):
       out += d.toString();
       const m = /listening (\d+)\n/.exec(out);
       if (m) {
-        child.stdout!.off('data', onData);
+        child.stdout.off('data', onData);
         res(Number(m[1]));
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     child.on('error', rej);
     child.on('exit', (code) => rej(new Error(`s3rver exited with code ${code} before listening: ${out}`)));
   });

@@ -10,7 +10,7 @@ import type { Column } from '../../src/types/column.js';
 const [data, colsArg, rowsArg] = process.argv.slice(2);
 const cols = Number(colsArg);
 const rows = Number(rowsArg);
-const db = await Database.open(data!);
+const db = await Database.open(data);
 const t = await db.createTable(
   'wide',
   Array.from({ length: cols }, (_, i) => ({ name: `c${i}`, type: 'int8' })),

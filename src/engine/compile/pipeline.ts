@@ -554,7 +554,7 @@ export function partialOf(S: GroupState, c: Compiled): Partial {
       keys.push(col);
     }
   }
-  const U = c.aggs!.map((a, j) => (a.call.distinct ? Array.from({ length: n }, (_v, g) => (S.U[j]![g] === undefined ? null : Float64Array.from(S.U[j]![g]!))) : []));
+  const U = c.aggs!.map((a, j) => (a.call.distinct ? Array.from({ length: n }, (_v, g) => (S.U[j]![g] === undefined ? null : Float64Array.from(S.U[j]![g]))) : []));
   return { groups: n, keys, A: S.A.map((a) => a.slice(0, n)), C: S.C.map((a) => a.slice(0, n)), big: S.big.map((b) => (b === null ? null : b.slice(0, n))), U, M: S.M.map((a) => a.slice(0, n)) };
 }
 

@@ -11,7 +11,7 @@
  * The session time zone is UTC, the only one paxd supports: timestamptz then has the same
  * fields as timestamp, and casts between them are the identity.
  */
-import { type PgType, type Value, SQLSTATE, date2j, j2date } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, date2j, j2date, unreachable } from '../../types/index.js';
 import type { DateTimeFn, Expr } from '../expr.js';
 import { US_PER_DAY, intervalParts, makeInterval } from '../../types/interval.js';
 import { SqlError, divisionByZero } from '../errors.js';
@@ -473,10 +473,8 @@ function timestampField(unit: DateUnit, lower: string, type: DateTimeTypeName, t
       // The session time zone is UTC: every offset is zero.
       if (type === 'timestamp with time zone') return int(0, as);
       throw unitNotSupported(lower, type);
-    default: {
-      const never: never = unit;
-      throw new Error(`unknown unit ${String(never)}`);
-    }
+    default:
+      return unreachable(unit);
   }
 }
 
@@ -602,9 +600,7 @@ export function dateTimeFn(fn: DateTimeFn, argExprs: readonly Expr[], type: PgTy
       if (t === undefined) throw new Error(`${fn} of ${argExprs[1]!.type.id}: the binder admits date/time types only`);
       return extractField(v[0] as string, t, v[1] as number | bigint | Uint8Array, fn === 'extract' ? 'numeric' : 'float8');
     }
-    default: {
-      const never: never = fn;
-      throw new Error(`unknown date/time function ${String(never)}`);
-    }
+    default:
+      return unreachable(fn);
   }
 }

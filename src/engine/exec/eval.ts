@@ -18,6 +18,7 @@ import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, tr
 import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
+import { unreachable } from '../../types/errors.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;
@@ -126,10 +127,8 @@ export function evaluate(e: Expr, b: RowBatch): Value[] {
     }
     case 'func':
       return evalFunc(e, b);
-    default: {
-      const never: never = e;
-      throw new Error(`evaluate: unknown expression ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(e);
   }
 }
 
@@ -161,7 +160,7 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
   }
   if ((e.fn === 'textregexeq' || e.fn === 'texticregexeq') && e.args[1]!.kind === 'const') {
     // A constant pattern compiles once for the batch.
-    const p = e.args[1]!.value;
+    const p = e.args[1].value;
     const re = p === null ? null : regexFor(p as string, e.fn === 'texticregexeq');
     const s = args[0]!;
     for (let i = 0; i < n; i++) out[i] = re === null || s[i] === null ? null : re.test(s[i] as string);
@@ -248,10 +247,8 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
     case 'concat':
     case 'record_out':
       throw new Error(`${fn} is not strict: evalFunc handles it`);
-    default: {
-      const never: never = fn;
-      throw new Error(`unknown function ${String(never)}`);
-    }
+    default:
+      return unreachable(fn);
   }
 }
 

@@ -26,6 +26,7 @@ import { jsonbEqualityKey } from './jsonb.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
 import { currentWorkMem } from '../context.js';
+import { unreachable } from '../../types/errors.js';
 
 interface Group {
   keys: Value[];
@@ -295,10 +296,8 @@ function accumulate(a: AggCall, st: AggState, v: Value): void {
       }
       return;
     }
-    default: {
-      const never: never = a.fn;
-      throw new Error(`unknown aggregate ${String(never)}`);
-    }
+    default:
+      return unreachable(a.fn);
   }
 }
 
@@ -348,9 +347,7 @@ function final(a: AggCall, st: AggState): Value {
     case 'percentile_cont':
     case 'percentile_disc':
       return finalCollected(a, st);
-    default: {
-      const never: never = a.fn;
-      throw new Error(`unknown aggregate ${String(never)}`);
-    }
+    default:
+      return unreachable(a.fn);
   }
 }

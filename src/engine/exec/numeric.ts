@@ -11,7 +11,7 @@
  * A finite value is coef × 10^-scale with scale its display scale (dscale). NaN propagates;
  * Infinity is not supported here (0A000), as in the rest of the engine's numeric arithmetic.
  */
-import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, unreachable } from '../../types/index.js';
 import type { Expr, MathFn } from '../expr.js';
 import { type DecimalValue, formatDecimal, parseDecimal } from '../../stats/decimal-text.js';
 import { ENGINE_SQLSTATE, SqlError, divisionByZero, notSupported, outOfRange } from '../errors.js';
@@ -349,10 +349,8 @@ export function mathFn(fn: MathFn, argExprs: readonly Expr[], type: PgType, v: r
     case 'greatest':
     case 'least':
       throw new Error(`${fn} is not strict: the evaluator handles it`);
-    default: {
-      const never: never = fn;
+    default:
       void argExprs;
-      throw new Error(`unknown math function ${String(never)}`);
-    }
+      return unreachable(fn);
   }
 }

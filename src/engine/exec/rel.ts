@@ -16,6 +16,7 @@ import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { HashJoin } from './hash-join.js';
 import { materialize } from './scan.js';
+import { unreachable } from '../../types/errors.js';
 
 const EMPTY: Value[] = [];
 const SUBQUERY_BATCH = 1024;
@@ -133,10 +134,8 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
       for (const b of hj.unmatched()) yield out(b);
       return;
     }
-    default: {
-      const never: never = n;
-      throw new Error(`execRel: unknown node ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(n);
   }
 }
 

@@ -4,7 +4,7 @@
  * and are cut after the sort.
  */
 import type { PgType, Value } from '../../types/index.js';
-import { formatDecimal } from '../../types/index.js';
+import { formatDecimal, unreachable } from '../../types/index.js';
 import type { Plan } from '../plan.js';
 import type { ScanStats } from '../../scan/index.js';
 import type { BoundQuery, BoundSelect } from '../bind.js';
@@ -127,10 +127,8 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
       return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
     }
-    default: {
-      const never: never = p;
-      throw new Error(`run: unknown plan ${JSON.stringify(never)}`);
-    }
+    default:
+      return unreachable(p);
   }
 }
 

@@ -9,6 +9,7 @@ import type { Column, Value, Values } from '../../types/column.js';
 import { popcount } from '../../types/column.js';
 import { type Field, type Physical, physicalOf } from '../../types/type.js';
 import { intervalNotStorable } from '../../types/interval.js';
+import { unreachable } from '../../types/errors.js';
 
 /** How the fast paths treat a column (anything without a fast path is Generic: parseText). */
 export const enum Kind {
@@ -63,10 +64,8 @@ export function kindOf(f: Field): Kind {
       return Kind.Generic;
     case 'interval':
       return intervalNotStorable('kindOf');
-    default: {
-      const never: never = t.id;
-      throw new Error(`kindOf: unknown type ${String(never)}`);
-    }
+    default:
+      return unreachable(t.id);
   }
 }
 

@@ -3,7 +3,7 @@
  * (commands/copyfromparse.c, commands/copyfrom.c, executor/execMain.c ExecConstraints).
  * The reader places them with PaxdError.at(): `data.csv:1042:3: extra data after last expected column`.
  */
-import { PaxdError, SQLSTATE } from '../../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable } from '../../types/errors.js';
 import { RecordError } from './tokenizer.js';
 
 function badFormat(message: string): PaxdError {
@@ -25,10 +25,8 @@ export function recordError(e: RecordError): PaxdError {
       return badFormat('extra data after last expected column');
     case RecordError.None:
       throw new Error('recordError: no error');
-    default: {
-      const never: never = e;
-      throw new Error(`recordError: unknown ${String(never)}`);
-    }
+    default:
+      return unreachable(e);
   }
 }
 

@@ -14,7 +14,7 @@
  * without it (the reader's job), so a bad row never shifts or poisons its neighbours.
  */
 import type { Value } from '../../types/column.js';
-import { PaxdError } from '../../types/errors.js';
+import { PaxdError, unreachable } from '../../types/errors.js';
 import { date2j, parseText } from '../../types/text-io.js';
 import { type ColumnBuffer, Kind } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
@@ -75,10 +75,8 @@ export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, bas
       return bpcharLoop(ctx, col, p, base);
     case Kind.Generic:
       return genericLoop(ctx, col, p, base);
-    default: {
-      const never: never = col.kind;
-      throw new Error(`parseColumn: unknown kind ${String(never)}`);
-    }
+    default:
+      return unreachable(col.kind);
   }
 }
 

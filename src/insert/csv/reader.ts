@@ -274,7 +274,7 @@ class CsvRead implements BlockContext {
     }
     const nf = htok.nFields[r]!;
     if (htok.recErr[r] !== RecordError.None && htok.recErr[r] !== RecordError.ExtraData) {
-      throw recordError(htok.recErr[r] as RecordError).at(at(htok.recErrLine[r]!, htok.recErrCol[r]!));
+      throw recordError(htok.recErr[r] as RecordError).at(at(htok.recErrLine[r]!, htok.recErrCol[r]));
     }
     if (nf > MAX_COLUMNS) throw tooManyColumns(nf).at(at(htok.recLine[r]!));
     const names: (string | null)[] = [];
@@ -282,7 +282,7 @@ class CsvRead implements BlockContext {
       const k = p * htok.cap + r;
       const fl = htok.fFlags[k]!;
       if (fl === FIELD_NULL) names.push(null);
-      else names.push((fl === FIELD_QUOTED ? htok.qbuf : this.buf).toString('utf8', htok.fStart[k]!, htok.fEnd[k]!));
+      else names.push((fl === FIELD_QUOTED ? htok.qbuf : this.buf).toString('utf8', htok.fStart[k], htok.fEnd[k]));
     }
     return names;
   }
@@ -429,7 +429,7 @@ class CsvRead implements BlockContext {
       column: e.column,
       code: e.error.code,
       message: e.error.message,
-      raw: this.buf.slice(tok.recStart[r]!, tok.recEnd[r]!),
+      raw: this.buf.slice(tok.recStart[r], tok.recEnd[r]),
     };
   }
 
