@@ -1,5 +1,5 @@
 /**
- * The ao_column bench (issue 4, "Done when" 4): a 200-column table (int8, float8 and text
+ * The ao_column bench (docs/FORMAT.md "ao_column segments"): a 200-column table (int8, float8 and text
  * columns in turn; --rows N, 200,000 by default) stored in both layouts, then 2 of its
  * columns read back. Reports, per layout, what the read touched at the store: objects
  * opened, bytes read, ranged reads, and the time. ao_column reads only the 2 columns'

@@ -1,5 +1,5 @@
 /**
- * The engine bench (issue 6, "Done when" 2): TPC-H Q1 and Q6 and ClickBench-style queries on
+ * The engine bench (docs/ARCHITECTURE.md "The SQL engine"): TPC-H Q1 and Q6 and ClickBench-style queries on
  * lineitem (bench/lineitem.ts, scale factor 1 by default), in ONE run, on
  *
  *   paxd        `query(db, sql)` (src/engine), embedded, over a PAX table of lineitem

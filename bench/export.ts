@@ -1,5 +1,5 @@
 /**
- * The export bench (issue 8): lineitem (scale factor 1 by default) stored in paxd, exported
+ * The export bench (README.md "Export to Parquet"): lineitem (scale factor 1 by default) stored in paxd, exported
  * as Parquet by exportTable (the library behind `paxd export`) and, in the same run, by
  * DuckDB's `COPY lineitem TO 'f.parquet' (FORMAT parquet, COMPRESSION c)` of the same rows,
  * for zstd and snappy. DuckDB's table is loaded from paxd's zstd export (so it holds exactly

@@ -1,5 +1,5 @@
 /**
- * The postgres_fdw bench (issue 10, "Done when" 4): a table shaped like the pgsql-hackers
+ * The postgres_fdw bench (docs/MIRROR.md): a table shaped like the pgsql-hackers
  * cursor test, `t1(a int, b int, c text, d timestamp)` with `a = 10 + i % 30`, held three
  * ways in one PostgreSQL 15 and queried from the same database:
  *

@@ -1,5 +1,5 @@
 /**
- * The inbox bench (issue 11, "Done when" 4): `paxd serve`'s inbox (in process, no wire or
+ * The inbox bench (docs/DAEMON.md): `paxd serve`'s inbox (in process, no wire or
  * HTTP) fed a stream of small files and then a few large ones. Reports, for each, sustained
  * files/s, rows/s and MB/s from the first file dropped to the last one moved to .done, the
  * commits it took, and the table's data-file count before and after background compaction.

@@ -1,5 +1,5 @@
 /**
- * The ingest bench (issue 3): one lineitem CSV file (scale factor 1 by default, cached under
+ * The ingest bench (README.md "Usage"): one lineitem CSV file (scale factor 1 by default, cached under
  * bench/data/) loaded, in ONE run, by
  *
  *   paxd        ingestFiles (the library behind `paxd ingest`) into a fresh table in a temp store

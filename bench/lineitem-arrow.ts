@@ -1,6 +1,6 @@
 /**
  * The lineitem table of ./lineitem.ts as an Arrow IPC stream file (bench/data/lineitem-sf<N>.arrows),
- * for the Arrow ingest figure of issue 3. Each generated batch becomes one record batch, its
+ * for the Arrow ingest figure of README.md "Ingest". Each generated batch becomes one record batch, its
  * columns wrapped without copying by columnToArrow (src/types/arrow.ts); the stream goes through
  * apache-arrow's RecordBatchStreamWriter as a Node transform, so backpressure bounds memory
  * to a few batches whatever the scale factor. Cached like the CSV (a .json sidecar with the row

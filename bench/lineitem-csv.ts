@@ -1,5 +1,5 @@
 /**
- * The lineitem table of ./lineitem.ts as a CSV file, for the ingest benches (issue 3): no
+ * The lineitem table of ./lineitem.ts as a CSV file, for the ingest benches (PostgreSQL 15 COPY: https://www.postgresql.org/docs/15/sql-copy.html): no
  * header, comma-separated, in the text forms PostgreSQL's COPY … (FORMAT csv) reads and
  * DuckDB's read_csv parses with an explicit schema:
  *

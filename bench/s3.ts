@@ -1,5 +1,5 @@
 /**
- * The S3 bench (issue 7): lineitem (SF 0.1 by default; --sf N) written once to the local
+ * The S3 bench (README.md "Tables in S3"): lineitem (SF 0.1 by default; --sf N) written once to the local
  * store and once to an s3rver on loopback (started here, as the tests start it), then a
  * projected scan of 3 of its 16 columns (l_orderkey, l_extendedprice, l_shipdate) read back
  * from each. Prints rows/s, decoded MB/s, and the bytes and requests the scan fetched from

@@ -1,5 +1,5 @@
 /**
- * The scan bench (issue 5, "Done when" 4): `npm run bench -- scan [--rows N] [--keep DIR]`.
+ * The scan bench (docs/ARCHITECTURE.md "Scans that skip"): `npm run bench -- scan [--rows N] [--keep DIR]`.
  *
  * Generates a table of N rows (100,000,000 by default) — `ts timestamp` in ascending order
  * (one row per millisecond) and `r int4` uniformly random — straight into typed arrays, ingests

@@ -1,5 +1,5 @@
 /**
- * The wire bench (issue 9, "Done when" 5 and 6): paxd serve against PostgreSQL 15 through
+ * The wire bench (docs/WIRE.md): paxd serve against PostgreSQL 15 through
  * node-postgres, on the same rows.
  *
  *   load      `clients` connections, each looping for `seconds` over a mix of queries on a

@@ -1,5 +1,5 @@
 /**
- * HTTP Basic authentication against SCRAM-SHA-256 verifiers (issue 11: "the same
+ * HTTP Basic authentication against SCRAM-SHA-256 verifiers ("the same
  * authentication as the wire server"). A verifier is PostgreSQL's
  * `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (RFC 5802, RFC 7677); a password
  * matches when

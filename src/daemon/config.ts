@@ -1,5 +1,5 @@
 /**
- * `paxd serve`'s configuration (issue 11): defaults, overridden by a config file (JSON, or a
+ * `paxd serve`'s configuration (docs/DAEMON.md): defaults, overridden by a config file (JSON, or a
  * flat TOML subset), overridden by environment variables `PAXD_<KEY>`, overridden by flags.
  * Every value is validated at start; an error names the key and where the value came from:
  *

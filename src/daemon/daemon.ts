@@ -1,5 +1,5 @@
 /**
- * `paxd serve` (issue 11): one process wiring the wire server (src/pgwire), the HTTP API
+ * `paxd serve` (docs/DAEMON.md): one process wiring the wire server (src/pgwire), the HTTP API
  * (./http.ts), the inbox (./inbox.ts) and background upkeep (./maintenance.ts) over one store,
  * with PostgreSQL's shutdown modes:
  *

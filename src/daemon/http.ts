@@ -1,5 +1,5 @@
 /**
- * The daemon's HTTP API (issue 11; node:http, default 127.0.0.1:7480):
+ * The daemon's HTTP API (node:http, default 127.0.0.1:7480):
  *
  *   GET  /health               200 while the process is alive
  *   GET  /ready                200 when the store answers and the servers accept work; 503 otherwise

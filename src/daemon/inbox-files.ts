@@ -1,5 +1,5 @@
 /**
- * The inbox's files on disk (issue 11): which names are taken, a file's identity, and the
+ * The inbox's files on disk (docs/DAEMON.md): which names are taken, a file's identity, and the
  * moves to `.done/` and `.failed/`.
  *
  *   <inbox>/<table>/events-0001.csv.gz          waiting (or being loaded)

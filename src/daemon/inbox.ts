@@ -1,5 +1,5 @@
 /**
- * The watched inbox (issue 11): files dropped into `<inbox>/<table>/` are loaded into the
+ * The watched inbox (docs/DAEMON.md): files dropped into `<inbox>/<table>/` are loaded into the
  * table, each exactly once, whatever moment the daemon is killed at.
  *
  * How exactly-once holds: a file's identity (name, size, sha256) is recorded in the table's

@@ -1,5 +1,5 @@
 /**
- * src/daemon: `paxd serve` (issue 11) — the wire server, the HTTP API, the watched inbox and
+ * src/daemon: `paxd serve` (docs/DAEMON.md) — the wire server, the HTTP API, the watched inbox and
  * background upkeep over one store, with configuration, structured logs and PostgreSQL's
  * shutdown modes.
  *

@@ -1,5 +1,5 @@
 /**
- * The daemon's structured log (issue 11): pino, JSON lines on standard output; when standard
+ * The daemon's structured log (docs/DAEMON.md): pino, JSON lines on standard output; when standard
  * output is a terminal, the same records as one readable line each
  * (`12:08:01.123 INFO  inbox: loaded 3 files into events (1,200 rows) table=events rows=1200`),
  * without pino-pretty. `flushLog()` writes out what is buffered; the daemon calls it on exit.

@@ -1,5 +1,5 @@
 /**
- * Background upkeep (issue 11): compaction of tables whose small files or deleted rows pass
+ * Background upkeep (docs/DAEMON.md): compaction of tables whose small files or deleted rows pass
  * the thresholds, and vacuum of files no snapshot needs once they are older than the grace
  * period. Both commit (or delete) without blocking readers or writers (src/scan/compact.ts
  * rebases over concurrent appends and deletes; vacuum keeps what the grace protects), and both

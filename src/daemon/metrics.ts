@@ -1,5 +1,5 @@
 /**
- * The daemon's Prometheus metrics (issue 11), on its own prom-client registry so that several
+ * The daemon's Prometheus metrics (docs/DAEMON.md), on its own prom-client registry so that several
  * daemons in one process (tests) do not share counters. `GET /metrics` renders `registry`.
  *
  *   paxd_ingest_rows_total{source="inbox",table="events"} 1200

@@ -1,5 +1,5 @@
 /**
- * Binding of the date/time operators and the date/time and math functions (issue 6), with
+ * Binding of the date/time operators and the date/time and math functions (docs/ARCHITECTURE.md "The SQL engine"), with
  * PostgreSQL 15's operator and function resolution over their candidate signatures (docs
  * 10.2 "Operators", 10.3 "Functions"): exact matches first, then implicit casts preferring
  * the most exact matches, and an unknown literal taking the other operand's type when that

@@ -19,7 +19,7 @@
  * bool_and, bool_or, every, each with DISTINCT. `bindValue` and `bindCondition` bind the
  * expressions of other statements (./statements/).
  *
- * postgres_fdw's dialect (issue 10): `x op ANY|ALL (ARRAY[…] | '{…}'::type[] | $n)` as the
+ * postgres_fdw's dialect (docs/MIRROR.md): `x op ANY|ALL (ARRAY[…] | '{…}'::type[] | $n)` as the
  * OR/AND of comparisons (an IN list the scan can push), `(ARRAY[…])[i]`, `~ ~* !~ !~*`
  * (./exec/regex.ts), FOR UPDATE/SHARE (a no-op: the pinned snapshot is read), the `ctid`
  * system column (./ctid.ts), `'t'::regclass` with pg_relation_size, whole-row
@@ -114,7 +114,7 @@ export interface BoundSelect {
 }
 
 /**
- * A FROM item names resolve against: a table or a subquery in FROM (issue 6, joins). `alias`
+ * A FROM item names resolve against: a table or a subquery in FROM (joins). `alias`
  * is the name that qualifies its columns (the alias, else the table's name).
  */
 export interface Leaf {
@@ -283,7 +283,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
   if (s.windowClause !== undefined) throw notSupported('WINDOW');
   // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
-  // and a conflicting write is detected when the writer commits (issue 10).
+  // and a conflicting write is detected when the writer commits (docs/WIRE.md "Transactions").
   if (s.lockingClause !== undefined) lockingAllowed(s);
   await resolveRegclasses(db, s);
   const from: AstNode[] = s.fromClause ?? [];
@@ -1214,7 +1214,7 @@ class Binder {
       case 'A_Indirection':
         return this.subscript(n, mode);
       case 'RowExpr': {
-        // ROW(a, b, …) as record_out's text; the engine has no record type (issue 10: whole-row references).
+        // ROW(a, b, …) as record_out's text; the engine has no record type (whole-row references).
         const args = ((n.args ?? []) as AstNode[]).map((a) => {
           const e = this.expr(a, mode);
           return unknownLiterals.has(e) ? this.cast(e, T.text) : e;
@@ -1494,7 +1494,7 @@ class Binder {
       const arg = unknownLiterals.has(bound) ? this.cast(bound, T.text) : bound;
       if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
         throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
-      // No array types: the result is array_out's text (issue 10).
+      // No array types: the result is array_out's text.
       return { fn: 'array_agg', arg, type: T.text, distinct, ...(order === undefined ? {} : { order }) };
     }
     const sig = () => undefinedFunction(`string_agg(${unknownLiterals.has(bound) ? 'unknown' : pgDisplayName(bound.type)}, text)`, n.location);

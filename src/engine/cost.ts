@@ -1,5 +1,5 @@
 /**
- * Cost and row estimates for EXPLAIN (issue 10): postgres_fdw with `use_remote_estimate`
+ * Cost and row estimates for EXPLAIN (docs/MIRROR.md): postgres_fdw with `use_remote_estimate`
  * sends `EXPLAIN <deparsed SELECT>` and reads the first line's `(cost=S..T rows=R width=W)`
  * (docs postgres_fdw.md §4.4), feeding PostgreSQL's planner. The numbers must make the
  * planner push work into paxd, so they are in PostgreSQL's units but with paxd's economics:

@@ -1,5 +1,5 @@
 /**
- * Process-wide scan counters (issue 10): cumulative over every table scan and statistics
+ * Process-wide scan counters (docs/MIRROR.md): cumulative over every table scan and statistics
  * answer the engine finished, so a test (or the daemon's /metrics) can tell that
  * `SELECT count(*) FROM public.t` sent by postgres_fdw was answered from statistics — the
  * answered count grows and the read count does not.

@@ -1,5 +1,5 @@
 /**
- * The `ctid` system column in the engine (issue 10): every table has it, `SELECT *` does
+ * The `ctid` system column in the engine (docs/MIRROR.md): every table has it, `SELECT *` does
  * not show it. Its values are tid text `(block,offset)` (../scan/ctid.ts: block and offset
  * from the group's storage rank in the pinned snapshot and the row's position in the group),
  * computed from the scan's batch position, so only the interpreted pipeline reads it (the

@@ -1,6 +1,6 @@
 /**
  * EXPLAIN [ANALYZE] SELECT …: the plan (./plan.ts) as PostgreSQL-shaped lines, one result
- * column "QUERY PLAN" (issue 6, DESIGN.md "Interfaces"):
+ * column "QUERY PLAN" (DESIGN.md "Interfaces"):
  *
  *   Limit
  *     ->  Sort

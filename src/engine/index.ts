@@ -1,5 +1,5 @@
 /**
- * The built-in SQL engine (issue 6): PostgreSQL's dialect and semantics over paxd tables.
+ * The built-in SQL engine (docs/ARCHITECTURE.md "The SQL engine"): PostgreSQL's dialect and semantics over paxd tables.
  *
  *   const r = await query(db, "SELECT kind, count(*) FROM events WHERE ts >= '2024-01-01' GROUP BY kind ORDER BY 2 DESC LIMIT 3");
  *   r.fields     // [{ name: 'kind', type: { id: 'text' } }, { name: 'count', type: { id: 'int8' } }]

@@ -1,6 +1,6 @@
 /**
  * Planning a relational query (a BoundJoinSelect): its FROM tree becomes a tree of RelNodes,
- * scans and subqueries at the leaves, hash joins above them (issue 6).
+ * scans and subqueries at the leaves, hash joins above them (docs/ARCHITECTURE.md "The SQL engine").
  *
  *   - Conditions are split into conjuncts. One that reads a single leaf goes down into that
  *     leaf's scan (into the zone maps when ./plan.ts `toPredicate` can say it there, else as the

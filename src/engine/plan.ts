@@ -1,6 +1,6 @@
 /**
  * The planner: a bound query becomes one of these immutable plans, choosing what the scan
- * layer can do for it (issue 6, DESIGN.md "The source contract"):
+ * layer can do for it (DESIGN.md "The source contract"):
  *
  *   stats-aggregate  plain aggregates of bare columns, no GROUP BY, WHERE fully pushed:
  *                    Table.aggregate answers whole row groups from their statistics.

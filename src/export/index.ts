@@ -1,5 +1,5 @@
 /**
- * The public surface of src/export: Parquet export of a table's pinned snapshot (issue 8),
+ * The public surface of src/export: Parquet export of a table's pinned snapshot (README.md "Export to Parquet"),
  * and the tiny `--where` syntax of `paxd export`.
  */
 export { exportTable, arrowSchema, DEFAULT_MIN_GROUP_ROWS } from './parquet.js';

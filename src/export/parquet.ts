@@ -1,5 +1,5 @@
 /**
- * Parquet export (issue 8): a table's pinned snapshot written as Parquet files that Spark,
+ * Parquet export (README.md "Export to Parquet"): a table's pinned snapshot written as Parquet files that Spark,
  * DuckDB, pandas and Polars read.
  *
  *   const s = await exportTable(table, { to: './out', codec: 'zstd' });

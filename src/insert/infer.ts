@@ -1,5 +1,5 @@
 /**
- * Schema inference for `paxd ingest --create` (issue 3): column names and types from a sample
+ * Schema inference for `paxd ingest --create` (README.md "Usage"): column names and types from a sample
  * of the input. Columns are never NOT NULL.
  *
  *   const input = await openInput('trades.csv');

@@ -1,5 +1,5 @@
 /**
- * NDJSON input (issue 3), registered as format 'ndjson': one JSON object per line, its keys
+ * NDJSON input (README.md "Usage"), registered as format 'ndjson': one JSON object per line, its keys
  * matched to the table's columns by name (exactly, else case-insensitively).
  *
  *   {"id": 1, "name": "ann", "price": 12.50, "tags": ["a"]}      ← data.ndjson line 1

@@ -1,5 +1,5 @@
 /**
- * Parquet input (issue 3), registered as format 'parquet', read with parquet-wasm.
+ * Parquet input (README.md "Usage"), registered as format 'parquet', read with parquet-wasm.
  *
  * Parquet keeps its metadata in a footer at the END of the file and needs random access, so
  * a regular file is opened as a file-backed Blob (`fs.openAsBlob`: bytes are read on demand)

@@ -1,5 +1,5 @@
 /**
- * src/mirror (issue 10): declares paxd's tables as postgres_fdw foreign tables in a real
+ * src/mirror (docs/MIRROR.md): declares paxd's tables as postgres_fdw foreign tables in a real
  * PostgreSQL and keeps them in sync (docs/MIRROR.md).
  *
  *   types.ts     paxd types → PostgreSQL type names and COLLATE "C"

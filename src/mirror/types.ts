@@ -10,7 +10,8 @@
  * paxd compares strings byte-wise (collation "C"). Declaring string columns COLLATE "C"
  * makes PostgreSQL's own comparisons and sorts of the foreign table mean the same, and
  * postgres_fdw still ships them: a collation that comes from a foreign column is "safe"
- * (shared/reference/postgres_fdw.md §4.5); only an explicit COLLATE in a query is not.
+ * (foreign_expr_walker in PostgreSQL 15's contrib/postgres_fdw/deparse.c); only an explicit COLLATE
+ * in a query is not.
  */
 import { pgDisplayName, type Field, type PgType, unreachable } from '../types/index.js';
 

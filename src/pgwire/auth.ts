@@ -1,6 +1,6 @@
 /**
  * Password authentication, server side: SCRAM-SHA-256 (RFC 5802, RFC 7677) by default, md5
- * only when configured, trust only on loopback and only when configured (issue 9). paxd
+ * only when configured, trust only on loopback and only when configured (docs/WIRE.md). paxd
  * stores verifiers exactly as PostgreSQL's pg_authid.rolpassword holds them, never passwords:
  *
  *   SCRAM-SHA-256$<iterations>:<salt base64>$<StoredKey base64>:<ServerKey base64>
@@ -29,7 +29,7 @@ import { protocolViolation, WIRE_SQLSTATE } from './errors.js';
 export type AuthMethod = 'scram-sha-256' | 'md5' | 'trust';
 
 /**
- * Who may connect and how; a plain object so the daemon's config loader (issue 11) can fill it.
+ * Who may connect and how; a plain object so the daemon's config loader (docs/DAEMON.md) can fill it.
  *
  *   { "method": "scram-sha-256", "users": { "alice": "SCRAM-SHA-256$4096:…" } }
  */

@@ -1,7 +1,7 @@
 /**
  * PostgreSQL catalog queries that clients send and paxd answers from its own tables:
- * postgres_fdw's IMPORT FOREIGN SCHEMA (../../../shared/reference/postgres_fdw.md §j, and
- * postgresImportForeignSchema in PostgreSQL 15's contrib/postgres_fdw/postgres_fdw.c).
+ * postgres_fdw's IMPORT FOREIGN SCHEMA (postgresImportForeignSchema in PostgreSQL 15's
+ * contrib/postgres_fdw/postgres_fdw.c; docs/MIRROR.md "IMPORT FOREIGN SCHEMA instead").
  * Returns null for any other statement, which then goes to the engine.
  *
  * The statements are recognised from their parse trees, not their text, so whitespace and

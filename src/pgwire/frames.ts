@@ -9,7 +9,7 @@
  *   8      n-8  body
  *
  * A declared length is checked as soon as its header is complete, before a byte of the body
- * is buffered, so a hostile 2 GB length costs nothing (issue 9). The reader leaves startup
+ * is buffered, so a hostile 2 GB length costs nothing (docs/WIRE.md). The reader leaves startup
  * mode after a protocol 3.x StartupMessage; SSLRequest and GSSENCRequest keep it there.
  *
  *   const r = new FrameReader();

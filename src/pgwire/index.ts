@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL wire protocol (v3) server: psql, drivers and postgres_fdw talk to paxd
- * through it (issue 9). `paxd serve` uses startServer and parseListen; nothing else leaves
+ * through it (docs/WIRE.md). `paxd serve` uses startServer and parseListen; nothing else leaves
  * this folder.
  *
  *   constants.ts   every protocol byte, named: message codes, startup codes, limits

@@ -6,7 +6,7 @@
  *   await srv.close('smart');
  *
  * Authentication is SCRAM-SHA-256 unless configured otherwise; trust is refused on an address
- * that is not loopback (issue 9: trust only for loopback and only when configured).
+ * that is not loopback (trust only for loopback and only when configured).
  */
 import { createServer, isIPv4, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';

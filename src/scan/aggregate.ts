@@ -1,5 +1,5 @@
 /**
- * Aggregates answered from statistics (issue 5): count(*), count(col), min, max, sum, avg
+ * Aggregates answered from statistics (docs/ARCHITECTURE.md "Scans that skip"): count(*), count(col), min, max, sum, avg
  * over a table with an optional predicate.
  *
  *   const r = await table.aggregate([{ fn: 'count_star' }, { fn: 'sum', column: 'qty' }], P.gt('ts', t0));

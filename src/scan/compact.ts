@@ -1,5 +1,5 @@
 /**
- * Compaction (issue 5; `paxd compact TABLE`): rewrites the data files that hold deleted rows,
+ * Compaction (`paxd compact TABLE`): rewrites the data files that hold deleted rows,
  * and small files (several files under one row group's worth of rows), into new files without
  * the deleted rows, committed as one new snapshot.
  *

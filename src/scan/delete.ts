@@ -1,5 +1,5 @@
 /**
- * DELETE with delete vectors (DESIGN.md "Table format invariants"; issue 5):
+ * DELETE with delete vectors (DESIGN.md "Table format invariants"):
  *
  *   const { deleted, snapshot } = await table.delete(P.lt('ts', cutoff));
  *

@@ -1,5 +1,5 @@
 /**
- * Predicates over bare columns (issue 5): immutable values built by the frozen factory `P`,
+ * Predicates over bare columns (docs/ARCHITECTURE.md "Scans that skip"): immutable values built by the frozen factory `P`,
  * then bound to a table's fields and normalized for pruning (./prune.ts) and row evaluation
  * (./compile.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Top-N at the library level (issue 5): ORDER BY keys LIMIT n OFFSET m over a table, with a
+ * Top-N at the library level (docs/ARCHITECTURE.md "Scans that skip"): ORDER BY keys LIMIT n OFFSET m over a table, with a
  * bounded heap of LIMIT + OFFSET rows that pushes a running bound into the scan.
  *
  *   const r = await table.topN({ orderBy: [{ column: 'ts', desc: true }], limit: 10 });

@@ -1,5 +1,5 @@
 /**
- * A transaction's writes to one table (issue 10): rows inserted and row positions deleted,
+ * A transaction's writes to one table (docs/WIRE.md "Transactions"): rows inserted and row positions deleted,
  * invisible to everyone else until `commit()` turns them into one new snapshot, and undone by
  * `abort()` or, back to a `mark()`, by `rollbackTo(mark)`.
  *

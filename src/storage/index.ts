@@ -1,5 +1,5 @@
 /**
- * src/storage: object stores (local disk; S3 later), snapshots and the atomic commit loop,
+ * src/storage: object stores (local disk, S3), snapshots and the atomic commit loop,
  * DROP TABLE's tombstone, vacuum, checksums. What other layers may use; nothing else is imported from deeper files.
  */
 export type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';

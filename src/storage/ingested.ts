@@ -1,5 +1,5 @@
 /**
- * The ingested-files window of a snapshot (`SnapshotJson.ingested`, issue 11): the identities
+ * The ingested-files window of a snapshot (`SnapshotJson.ingested`): the identities
  * (name, size, content hash) of the input files whose rows the table holds, recorded by the
  * same commit that adds the rows. A loader that crashed after committing and before moving its
  * file away finds the file's identity here on restart and does not load it twice.

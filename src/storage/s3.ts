@@ -1,5 +1,5 @@
 /**
- * The S3 object store (issue 7): objects are keys `<prefix>/<path>` in one bucket of AWS S3
+ * The S3 object store (README.md "Tables in S3"): objects are keys `<prefix>/<path>` in one bucket of AWS S3
  * or any S3-compatible store. See ./store.ts for the guarantees; how this store keeps them:
  *
  * - read(): ranged GETs (`Range: bytes=a-b`), so a scan fetches only the chunks it needs. A

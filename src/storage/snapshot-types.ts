@@ -125,7 +125,7 @@ export interface SnapshotJson {
   ao?: AoJson;
   /**
    * Identities of the most recently ingested input files whose rows this table holds
-   * (exactly-once ingest from the daemon's inbox, issue 11), oldest first, bounded to a window
+   * (exactly-once ingest from the daemon's inbox), oldest first, bounded to a window
    * (./ingested.ts). Every later commit carries the list forward unchanged.
    */
   ingested?: IngestedFileJson[];

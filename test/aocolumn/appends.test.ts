@@ -1,5 +1,5 @@
 /**
- * Trickle ingest (issue 4, "Done when" 2): 1,000 appends of 100 rows each to an ao_column
+ * Trickle ingest (docs/FORMAT.md "ao_column segments"): 1,000 appends of 100 rows each to an ao_column
  * table. Each append only adds blocks at the end of the segments — the bytes it writes (EOF
  * growth, equal to the files' growth) stay proportional to its 100 rows, the same for the
  * 1,000th append as for the first — every row reads back, and after compaction the table is

@@ -1,5 +1,5 @@
 /**
- * The storage conformance suite (issue 4, "Done when" 1), run against both layouts: round
+ * The storage conformance suite (docs/FORMAT.md "ao_column segments"), run against both layouts: round
  * trips of every type with NULLs over several appends, statistics equal to brute force (per
  * group, as the snapshot holds them, and `paxd stats`), aggregates from statistics equal to a
  * full scan, ADD COLUMN, delete + compact keeping the content, and corruption (random flips

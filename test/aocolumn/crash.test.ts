@@ -1,5 +1,5 @@
 /**
- * ao_column crash (issue 4, "Done when" 1 and 3; the PAX crash test and the concurrency test of
+ * ao_column crash (the PAX crash test and the concurrency test of
  * both layouts are in test/table/crash.test.ts). Children append through test/support/appender.ts.
  *
  * Crash: 50 SIGKILLs at random moments of appending children, in 5 tables side by side (10

@@ -1,5 +1,5 @@
 /**
- * The CLI end to end (issue 2): create, ingest of Arrow IPC, stats (--json shape and values
+ * The CLI end to end (README.md "Usage"): create, ingest of Arrow IPC, stats (--json shape and values
  * against the data), check, tables, vacuum; --help everywhere; one-line errors with non-zero
  * exit codes.
  */

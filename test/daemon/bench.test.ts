@@ -1,4 +1,4 @@
-/** `npm run bench -- inbox` at a small size (issue 11, "Done when" 4): it runs and reports its figures. */
+/** `npm run bench -- inbox` at a small size (docs/DAEMON.md): it runs and reports its figures. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run } from '../../bench/inbox.js';

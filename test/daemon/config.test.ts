@@ -1,5 +1,5 @@
 /**
- * `paxd serve` configuration (issue 11): defaults < file < PAXD_* environment < flags; errors
+ * `paxd serve` configuration (docs/DAEMON.md): defaults < file < PAXD_* environment < flags; errors
  * name the key and where it came from; --print-config masks secrets.
  */
 import { test } from 'uvu';

@@ -1,5 +1,5 @@
 /**
- * The inbox's exactly-once promise under SIGKILL (issue 11, "Done when" 1).
+ * The inbox's exactly-once promise under SIGKILL (docs/DAEMON.md).
  *
  * 300 files of random sizes and formats (about one in ten bad) are dropped into the inbox of
  * two tables while `paxd serve` (the CLI, a child process) is killed with SIGKILL at random

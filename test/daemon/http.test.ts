@@ -1,5 +1,5 @@
 /**
- * The daemon's HTTP API over real HTTP (issue 11, "Done when" 2): Arrow IPC, CSV and NDJSON
+ * The daemon's HTTP API over real HTTP (docs/DAEMON.md): Arrow IPC, CSV and NDJSON
  * bodies loaded as one commit each; truncated and malformed bodies refused with a 4xx and
  * nothing committed; /v1/sql read back with apache-arrow equal to the embedded engine's
  * answer; /metrics parses as Prometheus text and its counters move; Basic authentication

@@ -1,5 +1,5 @@
 /**
- * The inbox in process, over real files (issue 11): temporary names left alone, tables
+ * The inbox in process, over real files (docs/DAEMON.md): temporary names left alone, tables
  * created from a first file, skip mode's rejects, a missing table, a file dropped twice,
  * batching of many small files into few commits, and backpressure with a tiny queue.
  */

@@ -1,5 +1,5 @@
 /**
- * The ingested-files window (src/storage/ingested.ts, issue 11): recorded by the commit that
+ * The ingested-files window (src/storage/ingested.ts): recorded by the commit that
  * adds the rows, refused a second time (23505) without committing, bounded, and carried
  * forward by every later commit (compaction included).
  */

@@ -1,5 +1,5 @@
 /**
- * Shutdown as PostgreSQL has it (issue 11, "Done when" 3): a SIGTERM that arrives while the
+ * Shutdown as PostgreSQL has it (docs/DAEMON.md): a SIGTERM that arrives while the
  * daemon loads an inbox file and runs a statement lets both finish — the file is committed
  * and moved to .done, the statement answers — and the process exits 0. SIGINT cancels the
  * load and exits 0; a second signal ends the process at once; either way what it was loading

@@ -1,5 +1,5 @@
 /**
- * The engine's differential suite (issue 6): every query in fixtures/sql/*.sql runs against
+ * The engine's differential suite (docs/ARCHITECTURE.md "The SQL engine"): every query in fixtures/sql/*.sql runs against
  * paxd (embedded) and against a throwaway PostgreSQL 15 loaded with the same rows, and the
  * answers must agree — the same rows (in order when the outermost query has ORDER BY; as
  * multisets otherwise), PostgreSQL's text output for each value (floats to 1e-9 relative), or

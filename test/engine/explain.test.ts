@@ -1,5 +1,5 @@
 /**
- * The planner uses what the scan layer offers (issue 6): statistics answer aggregates, pushed
+ * The planner uses what the scan layer offers (docs/ARCHITECTURE.md "The SQL engine"): statistics answer aggregates, pushed
  * predicates skip row groups, top-N skips groups by its running bound. Each case asserts the
  * plan kind and the scan's counters, then the EXPLAIN [ANALYZE] text that shows them.
  *

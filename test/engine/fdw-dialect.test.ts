@@ -1,5 +1,5 @@
 /**
- * What postgres_fdw sends that only paxd can answer (issue 10; the rest of its dialect is
+ * What postgres_fdw sends that only paxd can answer (the rest of its dialect is
  * differential, fixtures/sql/40-fdw-dialect.sql): EXPLAIN's cost line as get_remote_estimate
  * parses it, with rows estimated from statistics; the ctid system column; the size query of
  * ANALYZE; and the process-wide scan counters that show a count(*) answered from statistics.

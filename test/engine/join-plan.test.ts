@@ -1,5 +1,5 @@
 /**
- * Plans of relational queries (issue 6): hash joins build on the smaller input, single-table
+ * Plans of relational queries (docs/ARCHITECTURE.md "The SQL engine"): hash joins build on the smaller input, single-table
  * conditions go down into the scans (zone maps where they can), EXPLAIN shows PostgreSQL's
  * node shapes with a `Row Groups:` line per scan, EXPLAIN ANALYZE counts rows per node, and a
  * build side past the work memory fails with 53200.

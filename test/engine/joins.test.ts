@@ -1,5 +1,5 @@
 /**
- * The relational differential suite (issue 6): joins, subqueries in FROM, UNION and TPC-H
+ * The relational differential suite (docs/ARCHITECTURE.md "The SQL engine"): joins, subqueries in FROM, UNION and TPC-H
  * Q3, Q5, Q10, Q12, Q14 from fixtures/sql-relational/*.sql run on paxd and on PostgreSQL 15
  * over the same tables (./relational-setup.ts) and must agree: the same rows (in order when
  * the query has ORDER BY), or the same SQLSTATE. The fixture format is

@@ -1,5 +1,5 @@
 /**
- * `$n` parameters (issue 6): prepare() infers each parameter's type from its context as
+ * `$n` parameters (docs/ARCHITECTURE.md "The SQL engine"): prepare() infers each parameter's type from its context as
  * PostgreSQL does, describes the result without running it, and execute() runs with values.
  * Each case runs on paxd and as PREPARE/EXECUTE on PostgreSQL 15 (whose pg_prepared_statements
  * gives the inferred types); types, result columns and rows must agree.

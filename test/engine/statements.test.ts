@@ -1,6 +1,6 @@
 /**
  * Statements that change tables (CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE, TRUNCATE), differentially
- * (issue 6): each script in fixtures/sql/statements/*.sql runs statement by statement against
+ * (docs/ARCHITECTURE.md "The SQL engine"): each script in fixtures/sql/statements/*.sql runs statement by statement against
  * a fresh paxd database and the shared throwaway PostgreSQL 15, and every statement must end
  * the same way on both — the same command tag (`INSERT 0 3`, `DELETE 2`) and RETURNING rows,
  * the same rows for a SELECT (in order when it has ORDER BY), or the same SQLSTATE.

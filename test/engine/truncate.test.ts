@@ -1,5 +1,5 @@
 /**
- * TRUNCATE (issue 10), embedded: one new snapshot per table with no files (they become
+ * TRUNCATE (docs/MIRROR.md), embedded: one new snapshot per table with no files (they become
  * garbage for vacuum), in a transaction only at COMMIT, undone by ROLLBACK TO SAVEPOINT, and
  * rows inserted after it in the same transaction kept. Tags and errors against PostgreSQL are
  * in fixtures/sql/statements/05-update-truncate.sql.

@@ -1,5 +1,5 @@
 /**
- * UPDATE and DELETE through write sets (issue 10), embedded: statistics stay exact after a
+ * UPDATE and DELETE through write sets (docs/MIRROR.md), embedded: statistics stay exact after a
  * transaction's updates (aggregates from statistics equal a full scan), staged files span
  * several row groups and savepoints cut through them, a compaction or a delete committed
  * meanwhile fails COMMIT with 40001 and leaves nothing, an autocommit statement that loses

@@ -1,5 +1,5 @@
 /**
- * Parquet export (issue 8, "Done when" 1): every exported file is read back with DuckDB —
+ * Parquet export (README.md "Export to Parquet"): every exported file is read back with DuckDB —
  * schema types by DESIGN.md's mapping, NOT NULL as REQUIRED, row counts, every value of a
  * column of every type (NULLs and edge values from randomColumn), deleted rows left out, one
  * row group per PAX row group with statistics (null counts present); plus merging of small

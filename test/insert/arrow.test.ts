@@ -1,5 +1,5 @@
 /**
- * Arrow IPC input (issue 3): every type round trips through ingestFiles by column name, and a
+ * Arrow IPC input (README.md "Usage"): every type round trips through ingestFiles by column name, and a
  * truncated or garbled Arrow file (file and stream format) fails with 22P04 naming the file,
  * with nothing committed.
  */

@@ -1,5 +1,5 @@
 /**
- * Differential test of CSV input against a real PostgreSQL 15 (issue 3, "Done when" 1 and 2):
+ * Differential test of CSV input against a real PostgreSQL 15 (PostgreSQL 15 COPY: https://www.postgresql.org/docs/15/sql-copy.html):
  * the same tricky files go through `COPY t FROM 'file' (FORMAT csv, …)` and through readCsv;
  * every value must agree (both sides printed by their output functions), and for bad files the
  * SQLSTATE and the line number COPY reports must agree.

@@ -1,5 +1,5 @@
 /**
- * postgres_fdw end to end (issue 10, "Done when" 1 and 2): paxd's tables mirrored into a real
+ * postgres_fdw end to end (docs/MIRROR.md): paxd's tables mirrored into a real
  * PostgreSQL 15 by `paxd mirror` answer every query of fixtures/fdw/queries.sql exactly as
  * heap copies of the same rows in that PostgreSQL do — filters of every shippable kind,
  * aggregates, ORDER BY/LIMIT/OFFSET, joins among paxd tables and with heap tables,

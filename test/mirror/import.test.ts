@@ -1,5 +1,5 @@
 /**
- * IMPORT FOREIGN SCHEMA against paxd (issue 10; shared/reference/postgres_fdw.md §j): paxd
+ * IMPORT FOREIGN SCHEMA against paxd (postgresImportForeignSchema in contrib/postgres_fdw/postgres_fdw.c): paxd
  * answers postgres_fdw's catalog queries — the namespace probe and the column query with its
  * LIMIT TO / EXCEPT / import_collate / import_default variants — so an import declares the
  * same foreign tables `paxd mirror` does.

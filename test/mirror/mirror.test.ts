@@ -1,5 +1,5 @@
 /**
- * `paxd mirror` (issue 10) against a real PostgreSQL 15: the DDL it computes (types, NOT NULL,
+ * `paxd mirror` (docs/MIRROR.md) against a real PostgreSQL 15: the DDL it computes (types, NOT NULL,
  * COLLATE "C", server and mapping options), idempotence, sync when paxd tables are created,
  * altered and dropped, clear errors (unreachable PostgreSQL, a name clash, no permission to
  * create the extension), a non-superuser role whose mapping authenticates to paxd with

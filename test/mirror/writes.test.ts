@@ -1,5 +1,5 @@
 /**
- * Writes through paxd's foreign tables (issue 10, "Done when" 3): INSERT (with and without
+ * Writes through paxd's foreign tables (docs/MIRROR.md): INSERT (with and without
  * batch_size), UPDATE, DELETE (pushed down, and by ctid), RETURNING, TRUNCATE and
  * transaction blocks leave paxd's table with exactly the rows the same statements leave in a
  * heap copy, and report the same affected-row counts. The cases are data:

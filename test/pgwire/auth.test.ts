@@ -1,5 +1,5 @@
 /**
- * Authentication with real clients (issue 9): SCRAM-SHA-256 through node-postgres and psql,
+ * Authentication with real clients (docs/WIRE.md): SCRAM-SHA-256 through node-postgres and psql,
  * md5 when configured, 28P01 that never tells whether a user exists, trust refused off
  * loopback, the authentication timeout, malformed SASL messages.
  */

@@ -1,5 +1,5 @@
 /**
- * Binary formats (issue 9): every supported type's send/receive bytes, binary results equal
+ * Binary formats (docs/WIRE.md): every supported type's send/receive bytes, binary results equal
  * to the text results, binary parameters, and BINARY cursors. (node-postgres cannot check
  * binary results: its parser decodes every DataRow field as UTF-8 text.)
  */

@@ -1,5 +1,5 @@
 /**
- * Stopping statements and sessions (issue 9): CancelRequest from node-postgres' keys and from
+ * Stopping statements and sessions (docs/WIRE.md): CancelRequest from node-postgres' keys and from
  * psql's Ctrl-C, statement_timeout, idle_in_transaction_session_timeout, and the server's
  * smart (SIGTERM) and fast (SIGINT) shutdowns. The long statements scan `slow`, a table whose
  * reader waits 100 ms per batch, as a far object store would.

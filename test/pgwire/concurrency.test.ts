@@ -1,5 +1,5 @@
 /**
- * Many sessions at once (issue 9, a small version of done-when 5): 16 clients for about two
+ * Many sessions at once (docs/WIRE.md): 16 clients for about two
  * seconds, each looping over queries, transactions with cursors, expected errors and COPY FROM
  * STDIN of its own rows through psql-like raw sessions. No error but the expected ones, and
  * every row a COPY committed is there at the end.

@@ -1,5 +1,5 @@
 /**
- * Writes through postgres_fdw (issue 10): a real PostgreSQL 15 (test/support/pg.ts) writes a
+ * Writes through postgres_fdw (docs/MIRROR.md): a real PostgreSQL 15 (test/support/pg.ts) writes a
  * paxd table through a foreign table on paxd serve, and every statement must end exactly as
  * on a heap copy of the same table in that PostgreSQL — the same psql output (command tags
  * with their affected-row counts, RETURNING rows) and then the same table content. Covered:

@@ -1,5 +1,5 @@
 /**
- * Hostile clients (issue 9, done-when 3): declared lengths up to 2 GB cost nothing, a half-sent
+ * Hostile clients (docs/WIRE.md): declared lengths up to 2 GB cost nothing, a half-sent
  * huge message holds only the bytes that arrived, SASL messages are capped at 1,024 bytes, and
  * other clients are served throughout.
  */

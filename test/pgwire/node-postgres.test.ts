@@ -1,5 +1,5 @@
 /**
- * node-postgres against paxd serve (issue 9): the simple query protocol, the extended protocol
+ * node-postgres against paxd serve (docs/WIRE.md): the simple query protocol, the extended protocol
  * (a parameterless prepared statement), PostgreSQL's errors with SQLSTATE and position, and
  * type parsing of the text results by the driver's default parsers.
  */

@@ -1,5 +1,5 @@
 /**
- * psql runs a script against paxd serve (issue 9, done-when 1): `psql -X -v ON_ERROR_STOP=1
+ * psql runs a script against paxd serve (docs/WIRE.md): `psql -X -v ON_ERROR_STOP=1
  * -f fixtures/script.sql` with DDL, COPY FROM STDIN (text, csv, \copy), queries, a cursor, a
  * transaction with a savepoint and an error inside it, COPY TO STDOUT, SET/SHOW, and a COPY
  * that fails and stops the script. Its stdout and stderr must equal fixtures/script.out and

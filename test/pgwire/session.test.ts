@@ -1,5 +1,5 @@
 /**
- * Sessions over the wire (issue 9): transaction blocks with a pinned snapshot and savepoints,
+ * Sessions over the wire (docs/WIRE.md): transaction blocks with a pinned snapshot and savepoints,
  * cursors through the simple protocol and through the unnamed extended protocol as
  * postgres_fdw sends them, DEALLOCATE/DISCARD, COPY FROM STDIN and COPY TO STDOUT.
  */

@@ -1,5 +1,5 @@
 /**
- * TLS (issue 9): SSLRequest answered 'S' with a configured key and certificate (a self-signed
+ * TLS (docs/WIRE.md): SSLRequest answered 'S' with a configured key and certificate (a self-signed
  * one made by openssl for this run), psql sslmode=require and node-postgres over TLS with
  * SCRAM, bytes sent after SSLRequest never parsed, GSSENCRequest refused, 'N' without TLS.
  */

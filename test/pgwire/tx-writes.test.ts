@@ -1,5 +1,5 @@
 /**
- * Writes inside transaction blocks over the wire (issue 10), through node-postgres and the raw
+ * Writes inside transaction blocks over the wire (docs/MIRROR.md), through node-postgres and the raw
  * protocol client as postgres_fdw drives them: a transaction sees its own writes, nobody else
  * does until COMMIT; ROLLBACK and ROLLBACK TO SAVEPOINT undo; concurrent transactions that
  * delete the same row fail the second COMMIT with 40001 while disjoint appends both land; the

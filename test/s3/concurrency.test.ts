@@ -1,5 +1,5 @@
 /**
- * Two processes writing to one S3 table (issue 7, "Done when" 3): two appender children
+ * Two processes writing to one S3 table (README.md "Tables in S3"): two appender children
  * (test/support/appender.ts) commit in a loop to s3://…/conc through the same s3rver; every
  * acknowledged commit is there, whole, once. Lost races are resolved by `If-None-Match: *`
  * on the snapshot PUT (enforced in front of s3rver by the gate in test/support/s3.ts, as AWS

@@ -1,5 +1,5 @@
 /**
- * Fault injection (issue 7, "Done when" 2): 20% of the requests to s3rver fail through the
+ * Fault injection (README.md "Tables in S3"): 20% of the requests to s3rver fail through the
  * fault proxy (500, 503, dropped connections, lost answers, bodies cut short, slow answers
  * past the attempt timeout). Ingests either commit whole or fail with nothing visible; scans
  * return the right rows or a clear io error (58030) naming the object.

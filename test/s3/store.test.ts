@@ -1,5 +1,5 @@
 /**
- * The storage conformance suite against a real S3 HTTP server (issue 7, "Done when" 1): the
+ * The storage conformance suite against a real S3 HTTP server (README.md "Tables in S3"): the
  * guarantees of src/storage/store.ts — exact ranges, short reads as corruption, not_found,
  * exclusive create, putIfAbsent races with exactly one winner, sorted paginated list,
  * delete — plus what is S3's own: multipart upload, no append (0A000), the cache, retries.

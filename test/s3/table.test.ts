@@ -1,5 +1,5 @@
 /**
- * Tables on S3 (issue 7, "Done when" 1): Database.open('s3://bucket/prefix') with the AWS
+ * Tables on S3 (README.md "Tables in S3"): Database.open('s3://bucket/prefix') with the AWS
  * environment pointing at s3rver. A round trip of every type, statistics and aggregates,
  * CSV ingest through ingestFiles, scans with predicates that skip groups without fetching
  * them, ao_column appends as new objects merged by compaction, deletes, check.

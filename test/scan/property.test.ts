@@ -1,5 +1,5 @@
 /**
- * Property tests (issue 5, "Done when" 1): random data (every orderable type, NULLs, NaN,
+ * Property tests (docs/ARCHITECTURE.md "Scans that skip"): random data (every orderable type, NULLs, NaN,
  * ±Infinity, long strings with truncated statistics), random predicates and random deletes;
  * every filtered scan, aggregate and top-N equals the brute-force oracle (./oracle.ts) over
  * all rows, and aggregates answered from statistics equal a full scan bit for bit.

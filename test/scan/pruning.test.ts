@@ -1,5 +1,5 @@
 /**
- * Pruning liveness (issue 5, "Done when" 3): not only the answers, but that groups and zones
+ * Pruning liveness (docs/ARCHITECTURE.md "Scans that skip"): not only the answers, but that groups and zones
  * were actually skipped — by predicate, by running bound, or answered from statistics — and
  * that a skipped group costs no read.
  */

@@ -1,5 +1,5 @@
 /**
- * The classic bug of columnar stores (issue 5, "Done when" 2): count(*), count(col), sum, avg,
+ * The classic bug of columnar stores (docs/ARCHITECTURE.md "Scans that skip"): count(*), count(col), sum, avg,
  * min and max after deletes — including deleting the rows that held the min and the max —,
  * after deleting everything, and after deleting then compacting, equal a full scan, and the
  * scan statistics show they were answered from statistics where they could be.

@@ -1,5 +1,5 @@
 /**
- * Corruption (issue 2, "Done when" 6): 1,000+ random single-byte flips and truncations of
+ * Corruption (README.md "Guarantees"): 1,000+ random single-byte flips and truncations of
  * data files and snapshots. Each read either fails with a corruption error (XX001) naming the
  * damaged file and an offset, or — only where the damage cannot matter to it — returns exactly
  * the committed content. Never a wrong answer, a crash or a hang. Then a torn-write sweep:

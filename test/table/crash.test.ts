@@ -1,5 +1,5 @@
 /**
- * Crash and concurrency (issue 2, "Done when" 4 and 5).
+ * Crash and concurrency (README.md "Guarantees").
  *
  * Crash: a child process commits in a loop and is killed with SIGKILL at random moments, 50
  * times. After every kill the table opens at a committed snapshot, every commit the child

@@ -1,5 +1,5 @@
 /**
- * Fault sweep (issue 2, "Done when" 7): a fault-injecting filesystem under the local store
+ * Fault sweep (README.md "Guarantees"): a fault-injecting filesystem under the local store
  * fails the Nth write, fsync, link or directory sync of an ingest, for N = 1, 2, … until the
  * ingest succeeds. After each failure the error is a clean PaxdError and the table's content
  * equals its state before the ingest; once `vacuum` runs no temporary or unreferenced file is

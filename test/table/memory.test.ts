@@ -1,5 +1,5 @@
 /**
- * Memory (issue 2, "Done when" 8): a 1,000-column table ingests within the same byte budget
+ * Memory (README.md "Guarantees"): a 1,000-column table ingests within the same byte budget
  * as a 10-column table. Both children ingest the same number of bytes (128 MiB of int8) with
  * a row cap so high that the sink's row-group byte budget (64 MiB by default, across all
  * columns) is what cuts the groups of both: their peak RSS must be alike.

@@ -1,5 +1,5 @@
 /**
- * Table-level round trips (issue 2, "Done when" 2): random schemas covering every supported
+ * Table-level round trips (README.md "Guarantees"): random schemas covering every supported
  * type, NULLs and edge values, the row counts around batch, zone and row-group boundaries,
  * every codec. What is read equals what was written.
  */

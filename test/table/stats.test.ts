@@ -1,5 +1,5 @@
 /**
- * Statistics equal values computed from the data (issue 2, "Done when" 3): for every zone
+ * Statistics equal values computed from the data (README.md "Guarantees"): for every zone
  * (footer), every group (snapshot), every file and the whole snapshot (`paxd stats`), over
  * random data of every type with NULLs and edge values, across several commits.
  *

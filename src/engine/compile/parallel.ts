@@ -1,5 +1,5 @@
 /**
- * Parallel execution of compiled aggregating pipelines (issue 6): the snapshot's row groups
+ * Parallel execution of compiled aggregating pipelines (docs/ARCHITECTURE.md "The SQL engine"): the snapshot's row groups
  * are split into P partitions; this thread scans partition 0 and P - 1 worker threads scan the
  * others with the same generated pipeline, each over its own handle on the same store and the
  * same pinned snapshot. Each returns its aggregation state as a Partial; ./pipeline.ts `merge`

@@ -1,5 +1,5 @@
 /**
- * Compiled pipelines (issue 6, DESIGN.md "Hot paths"): a single-table plan's residual filter,
+ * Compiled pipelines (DESIGN.md "Hot paths"): a single-table plan's residual filter,
  * GROUP BY keys and aggregate arguments become ONE generated JavaScript function per plan,
  * run once per storage batch, that reads the batch's typed arrays, filters, finds each row's
  * group and folds every aggregate in a single loop — operator fusion, with no per-row

@@ -3,10 +3,10 @@
  * The scan adapter (./scan.ts) applies the storage batch's selection vector once, when it
  * materializes the columns a query reads; operators above pass arrays, never rows.
  *
- * First step (issue 6): columns are plain `Value[]` arrays and expressions are interpreted
- * one node per batch (./eval.ts), not per row. The next step compiles each expression and
- * filter+aggregate pipeline to generated JavaScript over the typed arrays of the storage
- * batches (DESIGN.md "Hot paths"); RowBatch is the interface that step replaces.
+ * This is the interpreter's batch: columns are plain `Value[]` arrays and expressions are
+ * interpreted one node per batch (./eval.ts), not per row. Single-table pipelines are compiled
+ * to generated JavaScript over the storage batches' typed arrays instead (../compile/,
+ * docs/ARCHITECTURE.md "Compiled pipelines and parallel execution").
  */
 import type { Value } from '../../types/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * DELETE FROM name [[AS] alias] [USING …] [WHERE condition] [RETURNING …] (issues 5, 10): the matching
+ * DELETE FROM name [[AS] alias] [USING …] [WHERE condition] [RETURNING …] (docs/WIRE.md "Transactions"): the matching
  * rows' positions go to the write set's deletes (src/scan/write-set.ts), committed as delete
  * vectors in one new snapshot — at the end of the statement, or at COMMIT in a transaction
  * block. Any WHERE the engine evaluates works (./positions.ts: pushable conjuncts skip groups

@@ -1,5 +1,5 @@
 /**
- * UPDATE … FROM and DELETE … USING (issue 10; postgres_fdw ships
+ * UPDATE … FROM and DELETE … USING (postgres_fdw ships
  * `DELETE FROM public.t r1 USING public.c r2 WHERE ((r1.id = r2.id)) AND ((r2.region = 'west'))`).
  *
  * The join runs as the engine's query

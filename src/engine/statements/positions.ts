@@ -1,5 +1,5 @@
 /**
- * The rows an UPDATE or DELETE changes (issue 10): the target table's rows, as its write set
+ * The rows an UPDATE or DELETE changes (docs/WIRE.md "Transactions"): the target table's rows, as its write set
  * sees them, where the bound WHERE is true — with their positions (group key and row in the
  * group, what a delete records), their stored values (what an update copies) and their engine
  * values in the bound query's slots (what SET, RETURNING and the WHERE read).

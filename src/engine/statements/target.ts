@@ -1,5 +1,5 @@
 /**
- * The table a write statement changes (issue 10), and where its changes go: the transaction
+ * The table a write statement changes (docs/WIRE.md "Transactions"), and where its changes go: the transaction
  * block's write set of the table (src/pgwire/transaction.ts; committed at COMMIT), or, for a
  * statement on its own, a write set of its own that the statement commits as one snapshot.
  * An autocommit statement that loses to a concurrent commit deleting one of its rows (40001

@@ -1,6 +1,6 @@
 /**
  * TRUNCATE [TABLE] [ONLY] name [, …] [RESTART IDENTITY | CONTINUE IDENTITY] [CASCADE | RESTRICT]
- * (issue 10; postgres_fdw sends `TRUNCATE public.t CONTINUE IDENTITY RESTRICT`).
+ * (postgres_fdw sends `TRUNCATE public.t CONTINUE IDENTITY RESTRICT`).
  *
  * Each table gets one new snapshot without rows: every group leaves it, and its files become
  * garbage for `paxd vacuum` (src/scan/write-set.ts truncate). In a transaction block that

@@ -1,6 +1,6 @@
 /**
  * UPDATE name [[AS] alias] SET column = expression | DEFAULT [, …] [FROM …] [WHERE condition]
- *   [RETURNING …] (issue 10).
+ *   [RETURNING …] (docs/WIRE.md "Transactions").
  *
  * An update is a delete plus an insert, in one snapshot: the old rows' positions go to the
  * write set's deletes, the new rows (every column copied but those SET) to its inserts

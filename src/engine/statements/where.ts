@@ -1,5 +1,5 @@
 /**
- * What UPDATE and DELETE share (issue 10): binding their expressions over the target table,
+ * What UPDATE and DELETE share (docs/WIRE.md "Transactions"): binding their expressions over the target table,
  * the `ctid = …` condition of postgres_fdw's row-by-row path, and RETURNING.
  *
  * SET values, RETURNING items and the WHERE are bound as the query

@@ -1,5 +1,5 @@
 /**
- * CSV input: a stream of bytes in, batches of the table's types out (issue 3).
+ * CSV input: a stream of bytes in, batches of the table's types out (PostgreSQL 15 COPY: https://www.postgresql.org/docs/15/sql-copy.html).
  *
  *   const reader = readCsv(createReadStream('data.csv'), table.fields, { header: true }, 'data.csv');
  *   for await (const batch of reader) await sink.write(batch);
