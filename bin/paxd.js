@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 // The paxd command. Runs the compiled CLI (built by `npm install` through the prepare script).
 import { main } from '../dist/cli/main.js';
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+process.exitCode = await main(process.argv.slice(2));
