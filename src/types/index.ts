@@ -8,4 +8,5 @@ export * from './column.js';
 export { ColumnBuilder, columnOf, getValue } from './builder.js';
 export { parseText, formatText, formatFloat4, formatFloat8, formatDate, formatTimestamp, formatDecimal, parseDecimal, parseNumeric, date2j, j2date, UNIX_EPOCH_JD } from './text-io.js';
 export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
+export * from './units.js';
 export { arrowType, columnToArrow, columnFromArrow } from './arrow.js';
