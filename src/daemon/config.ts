@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PaxdError } from '../types/errors.js';
-import { convertUnit, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
+import { convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
 import { maskUrl } from '../mirror/index.js';
 
@@ -198,6 +198,8 @@ export function printableConfig(c: DaemonConfig): string {
       {
         ...c,
         users: masked,
+        // In PostgreSQL's units, so that the printed file reads back the same (a bare work_mem is kB).
+        work_mem: formatSetting(WORK_MEM, c.work_mem / 1024),
         mirror: c.mirror === null ? null : maskUrl(c.mirror),
         mirror_password: c.mirror_password === null ? null : '********',
       },
