@@ -50,7 +50,7 @@ test('paxd sql "select 1" loads the engine and storage, not the daemon, wire ser
   for (const absent of ['daemon', 'pgwire', 'mirror', 'export']) assert.not.ok(layers.includes(absent), `loads ${absent}: ${r.src.filter((p) => p.startsWith(absent)).join(', ')}`);
   assert.not.ok(r.src.includes('storage/s3.ts'), 'loads the S3 store');
   assert.not.ok(r.src.includes('types/arrow.ts'), 'loads the Arrow mapping');
-  assert.equal(heavyIn(r.packages), ['libpg-query', 'lz4-napi', 'zstd-napi']);
+  assert.equal(heavyIn(r.packages), ['libpg-query']);
 });
 
 test('an internal error is one line; PAXD_DEBUG=1 adds the stack', () => {
