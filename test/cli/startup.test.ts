@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { errorLine } from '../../src/cli/main.js';
+import { formatCount } from '../../src/cli/output.js';
 import { PaxdError } from '../../src/types/errors.js';
 import { ROOT } from '../support/spawn.js';
 import { tempDir } from '../support/tmp.js';
@@ -68,6 +69,10 @@ test('an internal error is one line; PAXD_DEBUG=1 adds the stack', () => {
   }
   const e = new PaxdError('invalid_input', '22023', 'invalid value for parameter "work_mem": "lots"\nsecond line', { hint: 'A hint.' });
   assert.is(errorLine(e), 'paxd: ERROR:  22023: invalid value for parameter "work_mem": "lots" second line  HINT:  A hint.\n');
+});
+
+test('formatCount groups digits as en-US does, without loading ICU', () => {
+  for (const n of [0, 7, 999, 1000, 65536, 999_999, 1_000_000, 1_234_567_890, -1, -1000, -987_654_321, 2 ** 53 - 1]) assert.is(formatCount(n), n.toLocaleString('en-US'), String(n));
 });
 
 test.run();

@@ -26,7 +26,7 @@ export function define(cmd: Command, { out }: Io): void {
         codec: o.codec as ExportCodec,
         minGroupRows: o.minGroupRows,
         ...(o.where !== undefined ? { where: parseWhere(o.where) } : {}),
-        onProgress: (x) => p.update(`file ${Math.min(x.filesDone + 1, x.filesTotal)}/${x.filesTotal}, ${formatCount(x.rows)} of ${formatCount(x.rowsTotal)} rows, ${formatBytes(x.bytes)}`),
+        onProgress: (x) => p.update(() => `file ${Math.min(x.filesDone + 1, x.filesTotal)}/${x.filesTotal}, ${formatCount(x.rows)} of ${formatCount(x.rowsTotal)} rows, ${formatBytes(x.bytes)}`),
       });
       p.done();
       if (process.stdout.isTTY || o.verbose)

@@ -56,11 +56,12 @@ export function define(cmd: Command, { out }: Io): void {
           onError: o.onError,
           ...(o.rejects !== undefined ? { rejects: o.rejects } : {}),
           ...(o.maxRejects !== undefined ? { maxRejects: o.maxRejects } : {}),
-          onProgress: (x) => {
-            const rate = x.rows / Math.max(x.seconds, 1e-3);
-            const left = x.totalBytes !== null && x.bytes > 0 ? ` (${Math.round((100 * x.bytes) / x.totalBytes)}%, ${Math.max(0, Math.round((x.seconds * (x.totalBytes - x.bytes)) / x.bytes))} s left)` : '';
-            p.update(`${formatCount(x.rows)} rows, ${formatBytes(x.bytes)}${left}, ${formatCount(Math.round(rate))} rows/s`);
-          },
+          onProgress: (x) =>
+            p.update(() => {
+              const rate = x.rows / Math.max(x.seconds, 1e-3);
+              const left = x.totalBytes !== null && x.bytes > 0 ? ` (${Math.round((100 * x.bytes) / x.totalBytes)}%, ${Math.max(0, Math.round((x.seconds * (x.totalBytes - x.bytes)) / x.bytes))} s left)` : '';
+              return `${formatCount(x.rows)} rows, ${formatBytes(x.bytes)}${left}, ${formatCount(Math.round(rate))} rows/s`;
+            }),
         });
         p.done();
         if (process.stdout.isTTY || o.verbose)
