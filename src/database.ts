@@ -12,7 +12,7 @@ import { PaxdError, SQLSTATE, usage } from './types/errors.js';
 import { parseTypeName } from './types/parse-type.js';
 import { parseText } from './types/text-io.js';
 import type { ObjectStore } from './storage/store.js';
-import { openStore } from './storage/open.js';
+import { DEFAULT_DATA, openStore } from './storage/open.js';
 import { commit as commitSnapshot, createTable as createTableSnapshot, incarnationOf, isDropped, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo } from './storage/catalog.js';
 import { dropTable as dropTableSnapshot } from './storage/drop.js';
 import { tableNotFound } from './types/errors.js';
@@ -29,7 +29,7 @@ import { deleteRows, type DeleteResult } from './scan/delete.js';
 import { compactTable, type CompactOptions, type CompactResult } from './scan/compact.js';
 import type { WriteSet } from './scan/write-set.js';
 
-export const DEFAULT_DATA = './paxd-data';
+export { DEFAULT_DATA };
 
 export const DEFAULT_OPTIONS: TableOptionsJson = {
   codec: 'lz4',

@@ -23,3 +23,4 @@ export type { ObjectStore, ObjectWriter, ObjectInfo } from './storage/store.js';
 export type { SnapshotJson } from './storage/snapshot-types.js';
 export { LocalStore } from './storage/local.js';
 export * from './types/index.js';
+export { arrowType, columnToArrow, columnFromArrow } from './types/arrow.js';

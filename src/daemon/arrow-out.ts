@@ -4,7 +4,8 @@
  * or DuckDB read it with its PostgreSQL types intact.
  */
 import { Field as ArrowField, RecordBatch, Schema, Struct, Table as ArrowTable, makeData, tableToIPC } from 'apache-arrow';
-import { arrowType, columnOf, columnToArrow } from '../types/index.js';
+import { columnOf } from '../types/index.js';
+import { arrowType, columnToArrow } from '../types/arrow.js';
 import type { QueryResult } from '../engine/index.js';
 
 export function resultToArrowIpc(r: QueryResult): Uint8Array {

@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PaxdError, unreachable } from '../types/errors.js';
+import { convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
 import { maskUrl } from '../mirror/index.js';
 
@@ -86,27 +87,36 @@ export interface DaemonConfig {
 
 type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users';
 
+/**
+ * Durations and sizes are read as PostgreSQL reads its settings (../types/units.ts). A bare
+ * number is in the setting's base unit: milliseconds for the `*_ms` keys, bytes for the
+ * `*_bytes` keys, kilobytes for work_mem (PostgreSQL's work_mem); the config keeps
+ * milliseconds and bytes.
+ */
+const ms = (key: string): UnitSetting => paxdSetting(key, 'ms');
+const bytes = (key: string): UnitSetting => paxdSetting(key, 'B', 1);
+
 /** The keys, their kinds and defaults: the closed set a config file may hold. */
-const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonConfig[K]; flag?: string } } = {
+const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonConfig[K]; flag?: string; unit?: UnitSetting } } = {
   store: { kind: 'string', default: './paxd-data', flag: '--data' },
   listen: { kind: 'address', default: '127.0.0.1:7432', flag: '--listen' },
   http: { kind: 'address', default: '127.0.0.1:7480', flag: '--http' },
   inbox: { kind: 'path?', default: null, flag: '--inbox' },
   inbox_create: { kind: 'bool', default: false, flag: '--inbox-create' },
-  inbox_stable_ms: { kind: 'duration', default: 1000 },
+  inbox_stable_ms: { kind: 'duration', default: 1000, unit: ms('inbox_stable_ms') },
   inbox_batch_files: { kind: 'count', default: 64 },
-  inbox_batch_bytes: { kind: 'bytes', default: 64 * 1024 * 1024 },
+  inbox_batch_bytes: { kind: 'bytes', default: 64 * 1024 * 1024, unit: bytes('inbox_batch_bytes') },
   inbox_queue: { kind: 'count', default: 1000 },
   csv_header: { kind: 'bool', default: true },
   on_error: { kind: 'on_error', default: 'abort', flag: '--on-error' },
   compact_small_files: { kind: 'count', default: 16 },
   compact_deleted_fraction: { kind: 'fraction', default: 0.2 },
-  compact_interval_ms: { kind: 'duration', default: 60_000 },
-  vacuum_grace_ms: { kind: 'duration', default: 3_600_000, flag: '--vacuum-grace' },
-  vacuum_interval_ms: { kind: 'duration', default: 600_000 },
-  work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem' },
+  compact_interval_ms: { kind: 'duration', default: 60_000, unit: ms('compact_interval_ms') },
+  vacuum_grace_ms: { kind: 'duration', default: 3_600_000, unit: VACUUM_GRACE, flag: '--vacuum-grace' },
+  vacuum_interval_ms: { kind: 'duration', default: 600_000, unit: ms('vacuum_interval_ms') },
+  work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
   max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
-  max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024 },
+  max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
   users: { kind: 'users', default: {} },
   mirror: { kind: 'string?', default: null },
@@ -119,7 +129,7 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   mirror_password: { kind: 'string?', default: null },
   mirror_fetch_size: { kind: 'count', default: 10_000 },
   mirror_use_remote_estimate: { kind: 'bool', default: true },
-  mirror_interval_ms: { kind: 'duration', default: 5000 },
+  mirror_interval_ms: { kind: 'duration', default: 5000, unit: ms('mirror_interval_ms') },
 };
 
 export const CONFIG_KEYS = Object.keys(KEYS) as (keyof DaemonConfig)[];
@@ -188,6 +198,8 @@ export function printableConfig(c: DaemonConfig): string {
       {
         ...c,
         users: masked,
+        // In PostgreSQL's units, so that the printed file reads back the same (a bare work_mem is kB).
+        work_mem: formatSetting(WORK_MEM, c.work_mem / 1024),
         mirror: c.mirror === null ? null : maskUrl(c.mirror),
         mirror_password: c.mirror_password === null ? null : '********',
       },
@@ -248,16 +260,10 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
       if (typeof n !== 'number' || !(n >= 0 && n <= 1)) throw bad('a fraction between 0 and 1');
       return n as DaemonConfig[K];
     }
-    case 'duration': {
-      const n = parseDuration(v);
-      if (n === null) throw bad('a duration in ms or like 500ms, 30s, 10m, 1h');
-      return n as DaemonConfig[K];
-    }
-    case 'bytes': {
-      const n = parseBytes(v);
-      if (n === null || n <= 0) throw bad('a size in bytes or like 64kB, 64MB, 1GB');
-      return n as DaemonConfig[K];
-    }
+    case 'duration':
+      return withUnit(KEYS[key].unit!, 'ms', v, where) as DaemonConfig[K];
+    case 'bytes':
+      return withUnit(KEYS[key].unit!, 'B', v, where) as DaemonConfig[K];
     case 'on_error':
       if (v !== 'abort' && v !== 'skip') throw bad('one of abort, skip');
       return v as DaemonConfig[K];
@@ -285,25 +291,20 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
   }
 }
 
-/** Milliseconds from a number (ms) or "500ms", "30s", "10m", "1h", "1d"; null when invalid. */
-export function parseDuration(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : null;
-  if (typeof v !== 'string') return null;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(v.trim());
-  if (m === null) return null;
-  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
-  return Math.round(Number(m[1]) * mult);
-}
-
-/** Bytes from a number or "512", "64kB", "64MB", "1GB" (powers of 1024, as PostgreSQL's memory units). */
-export function parseBytes(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
-  if (typeof v !== 'string') return null;
-  const m = /^(\d+)\s*(B|kB|KB|MB|GB|TB)?$/.exec(v.trim());
-  if (m === null) return null;
-  const unit = (m[2] ?? 'B').toUpperCase();
-  const mult = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 }[unit as 'B'];
-  return Number(m[1]) * mult;
+/**
+ * A duration or size setting in `keep` units (milliseconds, bytes), from a string or number in
+ * PostgreSQL's grammar; errors are PostgreSQL's (22023, with its hint), after the source.
+ *
+ *   withUnit(WORK_MEM, 'B', '64MB', 'flag --work-mem')   // 67108864
+ */
+function withUnit(setting: UnitSetting, keep: 'ms' | 'B', v: unknown, where: string): number {
+  if (typeof v !== 'string' && typeof v !== 'number') throw configError(where, setting.name, `expected a ${keep === 'ms' ? 'duration' : 'size'}, got ${got(v)}`);
+  try {
+    return convertUnit(parseSetting(setting, v), setting.unit, keep);
+  } catch (e) {
+    if (!(e instanceof PaxdError)) throw e;
+    throw new PaxdError('usage', e.code, `${where}: ${e.message}`, e.hint === undefined ? {} : { hint: e.hint });
+  }
 }
 
 /** A config file: JSON (`.json`) or a flat TOML subset (anything else; see parseToml). */

@@ -14,8 +14,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { Readable, pipeline, type Transform } from 'node:stream';
-import { DecompressStream } from 'zstd-napi';
+import { createRequire } from 'node:module';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
+
+// zstd-napi (native) loads for the first .zst input only.
+const require = createRequire(import.meta.url);
 
 export interface Input {
   /** The name used in messages: the path, or "stdin". */
@@ -136,7 +139,7 @@ async function* stdinChunks(): AsyncGenerator<Uint8Array> {
 
 /** The decompressed bytes of `src`; a corrupt or truncated stream fails with 22P04. */
 async function* decompress(src: AsyncIterable<Uint8Array>, compression: 'gzip' | 'zstd', name: string): AsyncGenerator<Uint8Array> {
-  const transform: Transform = compression === 'gzip' ? createGunzip() : new DecompressStream();
+  const transform: Transform = compression === 'gzip' ? createGunzip() : new (require('zstd-napi') as typeof import('zstd-napi')).DecompressStream();
   // pipeline destroys every stage on an error and surfaces it on the last one.
   const out = pipeline(Readable.from(src, { objectMode: false }), transform, () => {});
   try {

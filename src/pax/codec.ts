@@ -10,8 +10,15 @@
  * decompress() throws a plain Error on bad input; the reader turns it into a corruption error
  * that names the file and offset.
  */
-import { compressSync as lz4Compress, uncompressSync as lz4Decompress } from 'lz4-napi';
-import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
+import { createRequire } from 'node:module';
+
+// The native codecs load on first use, so that commands that touch no data (`paxd sql
+// "select 1"`, `paxd tables`) do not pay for them.
+const require = createRequire(import.meta.url);
+let lz4: typeof import('lz4-napi') | null = null;
+let zstd: typeof import('zstd-napi') | null = null;
+const lz4Napi = () => (lz4 ??= require('lz4-napi') as typeof import('lz4-napi'));
+const zstdNapi = () => (zstd ??= require('zstd-napi') as typeof import('zstd-napi'));
 import { unreachable } from '../types/errors.js';
 
 export type CodecName = 'lz4' | 'zstd' | 'none';
@@ -29,9 +36,9 @@ export function compress(codec: CodecName, bytes: Uint8Array): Uint8Array {
     case 'none':
       return bytes;
     case 'lz4':
-      return lz4Compress(asBuffer(bytes));
+      return lz4Napi().compressSync(asBuffer(bytes));
     case 'zstd':
-      return zstdCompress(bytes, { compressionLevel: ZSTD_LEVEL });
+      return zstdNapi().compress(bytes, { compressionLevel: ZSTD_LEVEL });
     default:
       return unreachable(codec);
   }
@@ -48,11 +55,11 @@ export function decompress(codec: CodecName, bytes: Uint8Array, decodedLength: n
       if (bytes.byteLength < 4) throw new Error(`lz4 block of ${bytes.byteLength} bytes has no length prefix`);
       const prefix = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
       if (prefix !== decodedLength) throw new Error(`lz4 length prefix ${prefix}, expected ${decodedLength}`);
-      out = lz4Decompress(bytes);
+      out = lz4Napi().uncompressSync(bytes);
       break;
     }
     case 'zstd':
-      out = zstdDecompress(bytes);
+      out = zstdNapi().decompress(bytes);
       break;
     default:
       return unreachable(codec);

@@ -9,7 +9,18 @@
  *   p.set('datestyle', 'iso, mdy')   // { name: 'DateStyle', value: 'ISO, MDY', report: true }
  *   p.show('timezone')               // { name: 'TimeZone', value: 'UTC' }
  */
-import { PaxdError, SQLSTATE } from '../types/index.js';
+import {
+  PaxdError,
+  SQLSTATE,
+  formatSetting,
+  parseSetting,
+  IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+  IDLE_SESSION_TIMEOUT,
+  LOCK_TIMEOUT,
+  STATEMENT_TIMEOUT,
+  WORK_MEM,
+  type UnitSetting,
+} from '../types/index.js';
 import { invalidParameterValue, unknownParameter } from './errors.js';
 import { DEFAULT_WORK_MEM } from '../engine/index.js';
 
@@ -28,28 +39,6 @@ export interface SessionIdentity {
   readonly applicationName: string;
   /** The server's work_mem in bytes (default: the engine's). */
   readonly workMem?: number;
-}
-
-const MEMORY_UNITS: Readonly<Record<string, number>> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
-
-/**
- * A memory-valued parameter in bytes, as PostgreSQL reads work_mem: a number of kilobytes, or
- * a number with a unit (B, kB, MB, GB, TB; PostgreSQL's units are case-sensitive).
- *
- *   memoryBytes('work_mem', '64MB')   // 67108864
- */
-export function memoryBytes(name: string, v: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(B|kB|MB|GB|TB)?\s*$/.exec(v);
-  if (m === null) throw invalidParameterValue(name, v, 'a size: a number of kilobytes, or a number with unit B, kB, MB, GB or TB');
-  const bytes = Math.round(Number(m[1]) * MEMORY_UNITS[m[2] ?? 'kB']!);
-  if (bytes < 64 * 1024) throw invalidParameterValue(name, v, 'at least 64kB');
-  return bytes;
-}
-
-/** PostgreSQL's display of a memory value: the largest unit that divides it ('4MB', '1536kB'). */
-export function formatMemory(bytes: number): string {
-  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['kB', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
-  return `${bytes}B`;
 }
 
 /** What `server_version` says: a real PostgreSQL version first, so libpq and postgres_fdw parse it (≥ 15: CLOSE + DECLARE rescans). */
@@ -71,6 +60,15 @@ function onOff(name: string, v: string): boolean {
   if (['off', 'false', 'no', '0', 'f', 'n'].includes(l)) return false;
   throw invalidParameterValue(name, v, 'a Boolean value (on or off)');
 }
+
+/** A duration or size parameter: PostgreSQL's grammar and SHOW form (../types/units.ts). */
+function withUnit(setting: UnitSetting, initial: (s: SessionIdentity) => string): ParamSpec {
+  return { name: setting.name, report: false, initial, canonical: (v) => formatSetting(setting, parseSetting(setting, v)) };
+}
+
+const UNIT_SETTINGS: ReadonlyMap<string, UnitSetting> = new Map(
+  [STATEMENT_TIMEOUT, IDLE_IN_TRANSACTION_SESSION_TIMEOUT, IDLE_SESSION_TIMEOUT, LOCK_TIMEOUT, WORK_MEM].map((u) => [u.name, u]),
+);
 
 const SPECS: readonly ParamSpec[] = [
   { name: 'server_version', report: true, initial: () => SERVER_VERSION, canonical: null },
@@ -141,17 +139,12 @@ const SPECS: readonly ParamSpec[] = [
     },
   },
   // Enforced by the session (57014, 25P03, 57P05); lock_timeout has nothing to wait on in paxd.
-  { name: 'statement_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('statement_timeout', v)) },
-  {
-    name: 'idle_in_transaction_session_timeout',
-    report: false,
-    initial: () => '0',
-    canonical: (v) => formatDuration(durationMs('idle_in_transaction_session_timeout', v)),
-  },
-  { name: 'idle_session_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('idle_session_timeout', v)) },
-  { name: 'lock_timeout', report: false, initial: () => '0', canonical: (v) => formatDuration(durationMs('lock_timeout', v)) },
+  withUnit(STATEMENT_TIMEOUT, () => '0'),
+  withUnit(IDLE_IN_TRANSACTION_SESSION_TIMEOUT, () => '0'),
+  withUnit(IDLE_SESSION_TIMEOUT, () => '0'),
+  withUnit(LOCK_TIMEOUT, () => '0'),
   // The memory one statement may use (the engine's hash joins); the server's default, or SET per session.
-  { name: 'work_mem', report: false, initial: (s) => formatMemory(s.workMem ?? DEFAULT_WORK_MEM), canonical: (v) => formatMemory(memoryBytes('work_mem', v)) },
+  withUnit(WORK_MEM, (s) => formatSetting(WORK_MEM, Math.floor((s.workMem ?? DEFAULT_WORK_MEM) / 1024))),
   { name: 'transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
   { name: 'default_transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
   {
@@ -162,29 +155,6 @@ const SPECS: readonly ParamSpec[] = [
   },
   { name: 'in_hot_standby', report: true, initial: () => 'off', canonical: null },
 ];
-
-const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * A time-valued parameter in milliseconds, as PostgreSQL's GUC parser reads it: a number
- * (milliseconds) or a number with a unit (ms, s, min, h, d).
- *
- *   durationMs('statement_timeout', '1s')   // 1000
- */
-export function durationMs(name: string, v: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|h|d)?\s*$/.exec(v);
-  if (m === null) throw invalidParameterValue(name, v, 'a duration: a number of milliseconds, or a number with unit ms, s, min, h or d');
-  const ms = Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!);
-  if (ms > 2147483647) throw invalidParameterValue(name, v, 'a duration of at most 2147483647 ms');
-  return ms;
-}
-
-/** PostgreSQL's display of a time value: the largest unit that divides it ('1s', '90s', '2min'). */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0';
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
-}
 
 const BY_KEY: ReadonlyMap<string, ParamSpec> = new Map(SPECS.map((s) => [s.name.toLowerCase(), s]));
 
@@ -239,12 +209,14 @@ export class SessionParams {
 
   /** work_mem in bytes. */
   get workMem(): number {
-    return memoryBytes('work_mem', this.show('work_mem').value);
+    return parseSetting(WORK_MEM, this.show('work_mem').value) * 1024;
   }
 
   /** A time-valued parameter in milliseconds (0: disabled). */
   milliseconds(name: string): number {
-    return durationMs(name, this.show(name).value);
+    const setting = UNIT_SETTINGS.get(specOf(name).name);
+    if (setting === undefined || setting.unit !== 'ms') throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: ${name} is not a parameter in milliseconds`);
+    return parseSetting(setting, this.show(name).value);
   }
 
   show(name: string): { readonly name: string; readonly value: string } {

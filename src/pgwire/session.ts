@@ -1207,6 +1207,7 @@ export function errorFields(e: unknown, offset: number): Omit<be.ErrorFields, 's
       code: e.code,
       message: e.message,
       ...(e.detail !== undefined ? { detail: e.detail } : {}),
+      ...(e.hint !== undefined ? { hint: e.hint } : {}),
       ...(position !== undefined ? { position: position + offset } : {}),
       ...(e instanceof CopyError ? { where: e.where } : {}),
     };

@@ -9,10 +9,13 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalStore } from './local.js';
-import { S3Store } from './s3.js';
 import type { ObjectStore } from './store.js';
 
+/** The store root when neither --data nor PAXD_DATA names one. */
+export const DEFAULT_DATA = './paxd-data';
+
 export async function openStore(uri: string): Promise<ObjectStore> {
-  if (uri.startsWith('s3://')) return S3Store.fromUri(uri);
+  // The AWS SDK takes longer to load than most commands take to run: only for s3:// roots.
+  if (uri.startsWith('s3://')) return (await import('./s3.js')).S3Store.fromUri(uri);
   return new LocalStore(resolve(uri.startsWith('file://') ? fileURLToPath(uri) : uri));
 }

@@ -75,8 +75,10 @@ export class PaxdError extends Error {
   readonly columnName?: string;
   readonly row?: number;
   readonly detail?: string;
+  /** PostgreSQL's HINT: what to do about it. */
+  readonly hint?: string;
 
-  constructor(kind: ErrorKind, code: string, message: string, loc: ErrorLocation & { detail?: string; cause?: unknown } = {}) {
+  constructor(kind: ErrorKind, code: string, message: string, loc: ErrorLocation & { detail?: string; hint?: string; cause?: unknown } = {}) {
     super(message, loc.cause === undefined ? undefined : { cause: loc.cause });
     this.name = 'PaxdError';
     this.kind = kind;
@@ -88,6 +90,7 @@ export class PaxdError extends Error {
     if (loc.columnName !== undefined) this.columnName = loc.columnName;
     if (loc.row !== undefined) this.row = loc.row;
     if (loc.detail !== undefined) this.detail = loc.detail;
+    if (loc.hint !== undefined) this.hint = loc.hint;
   }
 
   /** A copy of this error placed at an input location: `data.csv:1042:3: message`. */
@@ -97,6 +100,7 @@ export class PaxdError extends Error {
       ...this.location(),
       ...loc,
       ...(this.detail !== undefined ? { detail: this.detail } : {}),
+      ...(this.hint !== undefined ? { hint: this.hint } : {}),
     });
     return e;
   }

@@ -59,7 +59,7 @@ test('errors name the key and the source', () => {
   fails(() => loadConfig({ file, env: {} }), /config file .*bad\.json: on_error: expected one of abort, skip, got "ignore"/);
   writeFileSync(file, JSON.stringify({ inbx: '/x' }));
   fails(() => loadConfig({ file, env: {} }), /inbx: unknown key/);
-  fails(() => loadConfig({ env: { PAXD_WORK_MEM: 'lots' } }), /environment PAXD_WORK_MEM: work_mem: expected a size/);
+  fails(() => loadConfig({ env: { PAXD_WORK_MEM: 'lots' } }), /^environment PAXD_WORK_MEM: invalid value for parameter "work_mem": "lots"$/);
   fails(() => loadConfig({ env: { PAXD_COMPACT_DELETED_FRACTION: '1.5' } }), /compact_deleted_fraction: expected a fraction/);
   fails(() => loadConfig({ env: {}, flags: { listen: 'nowhere' } }), /flag --listen: listen: expected host:port/);
   fails(() => loadConfig({ env: { PAXD_USERS: '{"bob":"md5abc"}' } }), /users\.bob: expected a SCRAM-SHA-256 verifier/);

@@ -250,7 +250,7 @@ test('paxd mirror (CLI): --dry-run prints the SQL with the password masked; a ru
   await db.close();
   const run = async (...args: string[]) => {
     let text = '';
-    await buildProgram((s) => (text += s)).parseAsync(['mirror', '--data', dir, ...args], { from: 'user' });
+    await (await buildProgram(['mirror'], (s) => (text += s))).parseAsync(['mirror', '--data', dir, ...args], { from: 'user' });
     return text;
   };
   const dry = await run('--dry-run', '--password', 'pw-secret', '--port', '7555', '--fetch-size', '250', '--no-use-remote-estimate');
