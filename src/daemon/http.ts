@@ -23,8 +23,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { Database } from '../database.js';
 import { PaxdError, isPaxdError, pgDisplayName, unreachable } from '../types/index.js';
 import { ingestFiles } from '../insert/ingest.js';
@@ -79,8 +79,12 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   const sockets = new Set<import('node:net').Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
-    const url = new URL(req.url ?? '/', 'http://paxd');
+    const url = requestUrl(req.url);
     const path = url.pathname;
+    // A declared body over the limit is refused before a byte of it is read, whatever the route.
+    const declared = declaredLength(req);
+    const limit = path === '/v1/sql' ? Math.min(MAX_SQL_BYTES, o.maxBodyBytes) : o.maxBodyBytes;
+    if (declared !== null && declared > limit) throw tooLarge(limit, declared);
     if (req.method === 'GET' && path === '/health') {
       sendJson(res, 200, { status: 'ok' });
       return 'health';
@@ -96,7 +100,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
     }
     if (req.method === 'GET' && path === '/metrics') {
       const text = await o.metrics.render();
-      res.writeHead(200, { 'Content-Type': o.metrics.contentType });
+      res.writeHead(200, { 'Content-Type': o.metrics.contentType, ...closeUnread(res) });
       res.end(text);
       return 'metrics';
     }
@@ -106,7 +110,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
       busy++;
       try {
-        await ingestBody(o, decodeURIComponent(rows[1]!), url, req, res);
+        await ingestBody(o, decodePathSegment(rows[1]!), url, req, res);
       } finally {
         done();
       }
@@ -117,7 +121,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
       busy++;
       try {
-        await runSql(o, req, res);
+        await runSql(o, req, res, limit);
       } finally {
         done();
       }
@@ -140,10 +144,10 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
         if (status >= 500) o.log.error({ err: e, url: req.url }, 'http: request failed');
         else o.log.debug({ url: req.url, status, sqlstate: body.error.sqlstate }, 'http: request refused');
         o.metrics.httpRequests.inc({ route: 'error', status: String(status) });
+        // A body not read to its end is not read at all: the answer says `Connection: close`
+        // and the connection ends once it is written (closeUnread).
         if (!res.headersSent) sendJson(res, status, body);
         else res.destroy();
-        // A body not read to its end would be left in the socket: close the connection.
-        if (!req.complete) res.once('finish', () => req.socket.destroy());
       })
       .finally(() => o.log.trace({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http'));
   });
@@ -237,26 +241,89 @@ async function ingestBody(o: HttpOptions, table: string, url: URL, req: Incoming
 
 /** Writes the request body to `path`; fails with 400 if it is cut short, 413 if too large. */
 async function spool(req: IncomingMessage, path: string, max: number): Promise<number> {
-  const declared = req.headers['content-length'] !== undefined ? Number(req.headers['content-length']) : null;
-  if (declared !== null && declared > max) throw new HttpError(413, '54000', `request body of ${declared} bytes is larger than max_body_bytes (${max})`);
-  let n = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      n += chunk.byteLength;
-      if (n > max) cb(new HttpError(413, '54000', `request body is larger than max_body_bytes (${max})`));
-      else cb(null, chunk);
-    },
-  });
-  let aborted = false;
-  req.once('aborted', () => (aborted = true));
+  const file = createWriteStream(path);
+  // Without a listener, an error of a write still in flight when the file is destroyed
+  // (the body refused meanwhile) would end the process.
+  let failed: unknown = null;
+  file.on('error', (e) => (failed ??= e));
   try {
-    await pipeline(req, counter, createWriteStream(path));
-  } catch (e) {
-    if (e instanceof HttpError) throw e;
-    throw truncated(n, declared);
+    const n = await receive(req, max, (chunk) => {
+      if (failed !== null) return Promise.reject(failed);
+      return file.write(chunk) ? undefined : once(file, 'drain').then(() => undefined);
+    });
+    file.end();
+    await finished(file);
+    return n;
+  } finally {
+    file.destroy();
   }
-  if (aborted || !req.complete || (declared !== null && n !== declared)) throw truncated(n, declared);
-  return n;
+}
+
+/**
+ * Reads a request body into `sink`, chunk by chunk (waiting when the sink asks to); resolves
+ * with its length once it has all arrived. Fails with 413 past `max` bytes, and with 400 when
+ * the body is cut short. On failure the request is left paused, not destroyed: destroying it
+ * would destroy the socket before the answer is written (see closeUnread).
+ */
+function receive(req: IncomingMessage, max: number, sink: (chunk: Buffer) => Promise<void> | undefined): Promise<number> {
+  const declared = declaredLength(req);
+  if (declared !== null && declared > max) return Promise.reject(tooLarge(max, declared));
+  return new Promise<number>((resolve, reject) => {
+    let n = 0;
+    let settled = false;
+    const settle = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      req.pause();
+      if (e === null) resolve(n);
+      else reject(e);
+    };
+    const onData = (chunk: Buffer) => {
+      n += chunk.byteLength;
+      if (n > max) return settle(tooLarge(max, null));
+      const wait = sink(chunk);
+      if (wait === undefined) return;
+      req.pause();
+      wait.then(() => !settled && req.resume(), settle);
+    };
+    const onEnd = () => settle(req.complete && (declared === null || n === declared) ? null : truncated(n, declared));
+    const onClose = () => settle(truncated(n, declared));
+    req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
+  });
+}
+
+/** 413 for a body over `max` bytes (declared by Content-Length, or counted as it arrived). */
+function tooLarge(max: number, declared: number | null): HttpError {
+  return new HttpError(413, '54000', `request body ${declared !== null ? `of ${declared} bytes ` : ''}is larger than the limit of ${max} bytes (max_body_bytes; SQL text at most ${MAX_SQL_BYTES})`);
+}
+
+/** The Content-Length of a request, or null for none (chunked). Node has checked its syntax. */
+function declaredLength(req: IncomingMessage): number | null {
+  const v = req.headers['content-length'];
+  return v === undefined ? null : Number(v);
+}
+
+/**
+ * The URL of a request line: origin-form (`/v1/sql?x=1`, the usual) or absolute-form
+ * (`http://host/v1/sql`, RFC 9112 3.2.2). `//x/y` is a path here, not a host.
+ */
+function requestUrl(target: string | undefined): URL {
+  const t = target ?? '/';
+  try {
+    return t.startsWith('/') ? new URL(`http://paxd${t}`) : new URL(t);
+  } catch {
+    throw new HttpError(400, '22023', `invalid request target ${JSON.stringify(t.slice(0, 200))}`);
+  }
+}
+
+/** A %-decoded path segment; a bad escape (`%zz`, `%e9` alone) is the client's mistake: 400. */
+function decodePathSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new HttpError(400, '22025', `invalid percent-escape in path segment ${JSON.stringify(s.slice(0, 200))}`);
+  }
 }
 
 function truncated(n: number, declared: number | null): HttpError {
@@ -271,15 +338,9 @@ function renamed(e: unknown, path: string, as: string): unknown {
 
 // ---- POST /v1/sql ----
 
-async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
   const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    n += c.byteLength;
-    if (n > MAX_SQL_BYTES) throw new HttpError(413, '54000', `SQL text larger than ${MAX_SQL_BYTES} bytes`);
-    chunks.push(c);
-  }
-  if (!req.complete) throw truncated(n, null);
+  await receive(req, limit, (c) => void chunks.push(c));
   const text = Buffer.concat(chunks).toString('utf8');
   let sql = text;
   if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
@@ -323,8 +384,39 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse)
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...closeUnread(res) });
   res.end(text);
+}
+
+/** How long a connection whose body was refused is drained before it is cut (see closeUnread). */
+const LINGER_MS = 2000;
+
+/**
+ * `Connection: close` when the request's body has not been read to its end: the rest of it is
+ * never read (Node would otherwise read and drop all of it to reuse the connection, however
+ * large — a chunked body has no end).
+ *
+ * Closing a socket while the client is still sending makes the kernel answer with a reset,
+ * which can destroy the answer before the client has read it (the reason for Apache's
+ * lingering close). So once the answer is written, only the write side is ended (FIN), and
+ * what still arrives is read and dropped for at most LINGER_MS before the socket is destroyed.
+ */
+function closeUnread(res: ServerResponse): { Connection?: string } {
+  const req = res.req;
+  // A request without a body is complete only once the 'request' handler has run: ask the headers.
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (declaredLength(req) ?? 0) > 0;
+  if (req.complete || !hasBody) return {};
+  const socket = req.socket;
+  // Node ends a `Connection: close` exchange with socket.destroySoon(): make that linger.
+  socket.destroySoon = () => {
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.end();
+    req.resume();
+    socket.resume();
+  };
+  return { Connection: 'close' };
 }
 
 interface ErrorJson {

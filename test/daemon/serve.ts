@@ -1,0 +1,44 @@
+/**
+ * `paxd serve` as a child process (the CLI from source) for the daemon's HTTP tests: started on
+ * a free HTTP port, its output collected.
+ *
+ *   const s = await serveCli(dir, ['--users', usersFile]);   // s.base === 'http://127.0.0.1:PORT'
+ *   await stopCli(s);                                         // SIGTERM, then waits for the exit
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawnTs } from '../support/spawn.js';
+
+export interface Served {
+  child: ChildProcess;
+  base: string;
+  port: number;
+  out: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `paxd serve` on a free HTTP port, the wire server off; resolves once it says where HTTP is. */
+export async function serveCli(data: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', 'off', '--http', '127.0.0.1:0', ...args], {
+    PAXD_COMPACT_INTERVAL_MS: '0',
+    PAXD_VACUUM_INTERVAL_MS: '0',
+    ...env,
+  });
+  let out = '';
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /paxd: http on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m !== null) resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => reject(new Error(`paxd serve exited with ${code} before listening:\n${out}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}`, port, out: () => out, exited };
+}
+
+export async function stopCli(s: Served): Promise<void> {
+  if (s.child.exitCode === null) s.child.kill('SIGTERM');
+  await s.exited;
+}
