@@ -268,6 +268,8 @@ async function spool(req: IncomingMessage, path: string, max: number): Promise<n
 function receive(req: IncomingMessage, max: number, sink: (chunk: Buffer) => Promise<void> | undefined): Promise<number> {
   const declared = declaredLength(req);
   if (declared !== null && declared > max) return Promise.reject(tooLarge(max, declared));
+  // The client may have gone while the route was getting ready ('close' was then missed).
+  if (req.destroyed) return Promise.reject(truncated(0, declared));
   return new Promise<number>((resolve, reject) => {
     let n = 0;
     let settled = false;
