@@ -1,84 +1,118 @@
 /**
- * HTTP Basic authentication against SCRAM-SHA-256 verifiers ("the same
- * authentication as the wire server"). A verifier is PostgreSQL's
- * `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (RFC 5802, RFC 7677); a password
- * matches when
+ * HTTP Basic authentication against the wire server's verifiers (one users source: `--users`,
+ * the config file's `users`, PAXD_USERS; see serveAuthConfig in src/pgwire/auth.ts). A SCRAM
+ * verifier is PostgreSQL's `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (RFC 5802,
+ * RFC 7677); a password matches when
  *
- *   SaltedPassword = PBKDF2-HMAC-SHA-256(password, salt, iterations)
+ *   SaltedPassword = PBKDF2-HMAC-SHA-256(SASLprep(password), salt, iterations)
  *   StoredKey      = SHA-256(HMAC(SaltedPassword, "Client Key"))
  *
- * equals the verifier's StoredKey (compared in constant time). The password is used as its
- * UTF-8 bytes (PostgreSQL applies SASLprep, which leaves ASCII passwords unchanged).
+ * equals the verifier's StoredKey (compared in constant time). An md5 verifier
+ * (`md5` + md5(password + user)) matches when that hash equals it.
+ *
+ * Timing does not tell whether a user exists: an unknown user, and a user with an md5
+ * verifier, pay the same PBKDF2 as a wrong password for a SCRAM user (a fixed dummy verifier
+ * with the users' iteration count), as PostgreSQL's mock authentication does on the wire.
  */
-import { createHash, createHmac, pbkdf2, timingSafeEqual } from 'node:crypto';
-
-interface Verifier {
-  iterations: number;
-  salt: Buffer;
-  storedKey: Buffer;
-}
-
-const VERIFIER = /^SCRAM-SHA-256\$(\d+):([A-Za-z0-9+/]+=*)\$([A-Za-z0-9+/]+=*):([A-Za-z0-9+/]+=*)$/;
-
-export function parseVerifier(v: string): Verifier | null {
-  const m = VERIFIER.exec(v);
-  if (m === null) return null;
-  return { iterations: Number(m[1]), salt: Buffer.from(m[2]!, 'base64'), storedKey: Buffer.from(m[3]!, 'base64') };
-}
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isMd5Verifier, parseScramVerifier, scramStoredKey, scramVerifier, SCRAM_ITERATIONS, type AuthConfig } from '../pgwire/index.js';
 
 /** Whether `password` matches the SCRAM-SHA-256 `verifier`. */
 export async function checkPassword(verifier: string, password: string): Promise<boolean> {
-  const v = parseVerifier(verifier);
+  const v = parseScramVerifier(verifier);
   if (v === null) return false;
-  const salted = await new Promise<Buffer>((resolve, reject) =>
-    pbkdf2(Buffer.from(password, 'utf8'), v.salt, v.iterations, 32, 'sha256', (e, key) => (e ? reject(e) : resolve(key))),
-  );
-  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-  const storedKey = createHash('sha256').update(clientKey).digest();
-  return storedKey.length === v.storedKey.length && timingSafeEqual(storedKey, v.storedKey);
+  return timingSafeEqual(await scramStoredKey(password, v.salt, v.iterations), v.storedKey);
 }
 
-/** A verifier for `password` (tests, and for writing a config by hand). */
-export async function makeVerifier(password: string, salt: Buffer, iterations = 4096): Promise<string> {
-  const salted = await new Promise<Buffer>((resolve, reject) =>
-    pbkdf2(Buffer.from(password, 'utf8'), salt, iterations, 32, 'sha256', (e, key) => (e ? reject(e) : resolve(key))),
-  );
-  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-  const storedKey = createHash('sha256').update(clientKey).digest();
-  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+/** A SCRAM-SHA-256 verifier for `password` (tests, and for writing a config by hand). */
+export async function makeVerifier(password: string, salt: Buffer, iterations = SCRAM_ITERATIONS): Promise<string> {
+  return scramVerifier(password, iterations, salt);
 }
+
+/** What a Basic check found: the user, whether the password matched, and whether PBKDF2 ran. */
+export interface BasicResult {
+  /** The user name sent, or null when the header was missing or malformed. */
+  readonly user: string | null;
+  readonly ok: boolean;
+  /** The answer came from the cache of credentials already verified. */
+  readonly cached: boolean;
+}
+
+/** Successful credentials remembered, so that a client sending them on every request pays PBKDF2 once. */
+const CACHE_SIZE = 1000;
 
 /**
- * Checks an `Authorization: Basic …` header against `users`; returns the user name, or null.
- * Successful checks are remembered (by a hash of user and password) so that a client sending
- * the same credentials on every request does not pay PBKDF2 each time.
+ * Checks `Authorization: Basic …` headers against the users of an AuthConfig. With method
+ * `trust` (no users configured: loopback only) it is disabled and every request passes.
  */
 export class BasicAuth {
+  private readonly users: Readonly<Record<string, string>>;
   private readonly ok = new Set<string>();
+  /** Keys the cache, so that it holds no plain hash of a password. */
+  private readonly cacheKey = randomBytes(32);
+  /** The salt and iterations of a made-up verifier, costing what the users' verifiers cost. */
+  private readonly dummy: { salt: Buffer; iterations: number };
 
-  constructor(private readonly users: Readonly<Record<string, string>>) {}
+  constructor(readonly auth: AuthConfig) {
+    this.users = auth.users ?? {};
+    this.dummy = { salt: randomBytes(16), iterations: commonIterations(Object.values(this.users)) };
+  }
 
   get enabled(): boolean {
-    return Object.keys(this.users).length > 0;
+    return (this.auth.method ?? 'scram-sha-256') !== 'trust';
   }
 
-  async check(header: string | undefined): Promise<string | null> {
-    if (header === undefined) return null;
-    const m = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
-    if (m === null) return null;
-    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return null;
-    const user = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
+  async check(header: string | undefined): Promise<BasicResult> {
+    const creds = parseBasic(header);
+    if (creds === null) return { user: null, ok: false, cached: false };
+    const { user, password } = creds;
     const verifier = Object.hasOwn(this.users, user) ? this.users[user] : undefined;
-    if (verifier === undefined) return null;
-    const key = createHash('sha256').update(`${user}\0${password}\0${verifier}`).digest('hex');
-    if (this.ok.has(key)) return user;
-    if (!(await checkPassword(verifier, password))) return null;
-    if (this.ok.size > 1000) this.ok.clear();
-    this.ok.add(key);
-    return user;
+    const key = verifier === undefined ? null : createHmac('sha256', this.cacheKey).update(`${user}\0${password}\0${verifier}`).digest('base64');
+    if (key !== null && this.ok.has(key)) return { user, ok: true, cached: true };
+    const scram = verifier === undefined ? null : parseScramVerifier(verifier);
+    let ok: boolean;
+    if (scram !== null) ok = timingSafeEqual(await scramStoredKey(password, scram.salt, scram.iterations), scram.storedKey);
+    else {
+      // Unknown user, or an md5 verifier: the dummy's PBKDF2, so that the answer takes as long.
+      await scramStoredKey(password, this.dummy.salt, this.dummy.iterations);
+      ok = verifier !== undefined && isMd5Verifier(verifier) && md5Matches(verifier, user, password);
+    }
+    if (ok && key !== null) {
+      if (this.ok.size >= CACHE_SIZE) this.ok.clear();
+      this.ok.add(key);
+    }
+    return { user, ok, cached: false };
   }
+}
+
+/** `Basic base64(user:password)` (RFC 7617), or null. */
+function parseBasic(header: string | undefined): { user: string; password: string } | null {
+  if (header === undefined) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
+  if (m === null) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function md5Matches(verifier: string, user: string, password: string): boolean {
+  const got = Buffer.from('md5' + createHash('md5').update(password + user).digest('hex'));
+  const want = Buffer.from(verifier);
+  return got.byteLength === want.byteLength && timingSafeEqual(got, want);
+}
+
+/** The iteration count most of the SCRAM verifiers have (PostgreSQL's default when there are none). */
+function commonIterations(verifiers: readonly string[]): number {
+  const counts = new Map<number, number>();
+  for (const v of verifiers) {
+    const s = parseScramVerifier(v);
+    if (s !== null) counts.set(s.iterations, (counts.get(s.iterations) ?? 0) + 1);
+  }
+  let best = SCRAM_ITERATIONS;
+  let most = 0;
+  for (const [iterations, n] of counts) {
+    if (n > most) [best, most] = [iterations, n];
+  }
+  return best;
 }

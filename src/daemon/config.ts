@@ -7,18 +7,21 @@
  *   environment PAXD_WORK_MEM: work_mem: expected a size like 64MB, got "lots"
  *
  * `users` maps a user name to a SCRAM-SHA-256 verifier in PostgreSQL's format
- * (`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, base64); the wire server's
- * authentication and the HTTP API's Basic authentication (./auth.ts) check passwords against it.
- * It is a secret: `--print-config` masks it.
+ * (`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, base64); `users_file` (`--users`)
+ * adds those of a JSON file. The wire server's authentication and the HTTP API's Basic
+ * authentication (./auth.ts) check passwords against the same users. They are secrets:
+ * `--print-config` masks them.
  */
 import { readFileSync } from 'node:fs';
 import { PaxdError, unreachable } from '../types/errors.js';
 import { convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
 import { maskUrl } from '../mirror/index.js';
+import type { AuthMethod } from '../pgwire/index.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const AUTH_METHODS: readonly AuthMethod[] = ['scram-sha-256', 'md5', 'trust'];
 
 export interface DaemonConfig {
   /** Store root: a folder or s3://bucket/prefix. */
@@ -63,6 +66,15 @@ export interface DaemonConfig {
   /** User name → SCRAM-SHA-256 verifier. Empty: no authentication (loopback only). */
   users: Record<string, string>;
   /**
+   * A JSON users file (`{"users": {…}, "method"?: …}` or just the users object; SCRAM-SHA-256 or
+   * md5 verifiers), added to `users`. Wire server and HTTP API check passwords against both.
+   */
+  users_file: string | null;
+  /** scram-sha-256 (default with users), md5, or trust (default without users; loopback only). */
+  auth_method: AuthMethod | null;
+  /** A failed HTTP login is answered (401) after this long, as PostgreSQL's auth_delay (ms; 0: at once). */
+  auth_failure_delay_ms: number;
+  /**
    * A PostgreSQL (libpq URL) to mirror every table into as postgres_fdw foreign tables, kept in
    * sync while the daemon runs (docs/MIRROR.md), or null. A secret: may hold a password.
    */
@@ -85,7 +97,7 @@ export interface DaemonConfig {
   mirror_interval_ms: number;
 }
 
-type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users';
+type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fraction' | 'duration' | 'bytes' | 'on_error' | 'log_level' | 'users' | 'auth_method';
 
 /**
  * Durations and sizes are read as PostgreSQL reads its settings (../types/units.ts). A bare
@@ -119,6 +131,9 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
   users: { kind: 'users', default: {} },
+  users_file: { kind: 'path?', default: null, flag: '--users' },
+  auth_method: { kind: 'auth_method', default: null, flag: '--auth' },
+  auth_failure_delay_ms: { kind: 'duration', default: 300 },
   mirror: { kind: 'string?', default: null },
   mirror_schema: { kind: 'string', default: 'public' },
   mirror_server: { kind: 'string', default: 'paxd' },
@@ -266,6 +281,10 @@ function validate<K extends keyof DaemonConfig>(key: K, v: unknown, where: strin
       return withUnit(KEYS[key].unit!, 'B', v, where) as DaemonConfig[K];
     case 'on_error':
       if (v !== 'abort' && v !== 'skip') throw bad('one of abort, skip');
+      return v as DaemonConfig[K];
+    case 'auth_method':
+      if (v === null) return null as DaemonConfig[K];
+      if (!(AUTH_METHODS as readonly unknown[]).includes(v)) throw bad(`one of ${AUTH_METHODS.join(', ')}`);
       return v as DaemonConfig[K];
     case 'log_level':
       if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw bad(`one of ${LOG_LEVELS.join(', ')}`);

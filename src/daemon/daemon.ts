@@ -11,7 +11,8 @@
  *   a second signal: exit at once (status 1).
  */
 import { Database } from '../database.js';
-import { startServer, parseListen, formatListen, serveAuthConfig, type RunningServer } from '../pgwire/index.js';
+import { startServer, parseListen, formatListen, serveAuthConfig, isLoopback, type AuthConfig, type RunningServer, type WireLog } from '../pgwire/index.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 import { defaultConfig, type DaemonConfig } from './config.js';
 import { createLogger, flushLog, type Logger } from './log.js';
 import { DaemonMetrics } from './metrics.js';
@@ -24,8 +25,14 @@ import { MirrorSync, mirrorOptions, maskUrl } from '../mirror/index.js';
 
 const DEFAULT_HTTP = defaultConfig().http;
 
+/** What the daemon hands the wire server: its users and log (shared with the HTTP API). */
+export interface WireShared {
+  readonly auth: AuthConfig;
+  readonly log: WireLog;
+}
+
 /** Starts the wire server; the CLI passes its own, with the wire options it parses. */
-export type StartWire = (db: Database, host: string, port: number, config: DaemonConfig) => Promise<RunningServer>;
+export type StartWire = (db: Database, host: string, port: number, config: DaemonConfig, shared: WireShared) => Promise<RunningServer>;
 
 export interface DaemonDeps {
   startWire?: StartWire;
@@ -56,6 +63,12 @@ export class Daemon {
     const log = deps.log ?? createLogger(config.log_level);
     const out = deps.out ?? ((s: string) => process.stdout.write(s));
     const metrics = new DaemonMetrics();
+    // One users source for both doors: the config's users, the users file, the method.
+    const auth = serveAuthConfig(config.users, config.users_file ?? undefined, config.auth_method ?? undefined);
+    if (config.http !== 'off' && auth.method === 'trust') {
+      const { host } = parseListen(config.http);
+      if (!isLoopback(host)) throw httpOpenNotLoopback(host);
+    }
     // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
     const db = await Database.open(new CountedStore(await openStore(config.store), metrics), { uri: config.store });
     let wire: RunningServer | null = null;
@@ -65,8 +78,9 @@ export class Daemon {
     try {
       if (config.listen !== 'off') {
         const { host, port } = parseListen(config.listen);
-        const start: StartWire = deps.startWire ?? ((d, h, p, c) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, auth: serveAuthConfig(c.users, undefined, undefined), workMem: c.work_mem }));
-        wire = await start(db, host, port, config);
+        const start: StartWire =
+          deps.startWire ?? ((d, h, p, c, w) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, auth: w.auth, log: w.log, workMem: c.work_mem }));
+        wire = await start(db, host, port, config, { auth, log: wireLog(log, metrics) });
         const w = wire;
         metrics.wireConnections = () => w.connections();
         out(`paxd: listening on ${formatListen(wire.host, wire.port)} (store ${config.store})\n`);
@@ -78,7 +92,8 @@ export class Daemon {
           db,
           host,
           port,
-          users: config.users,
+          auth,
+          authFailureDelayMs: config.auth_failure_delay_ms,
           maxBodyBytes: config.max_body_bytes,
           csvHeader: config.csv_header,
           log,
@@ -165,6 +180,32 @@ export class Daemon {
     })();
     return this.stopping;
   }
+}
+
+/** PostgreSQL's invalid_password, the code of every failed password login. */
+const INVALID_PASSWORD = '28P01';
+
+/** `--http` on an address others can reach, with nobody to authenticate. */
+function httpOpenNotLoopback(host: string): PaxdError {
+  return new PaxdError(
+    'usage',
+    SQLSTATE.invalid_parameter_value,
+    `refusing to serve HTTP on ${host} without authentication: an open HTTP API is allowed only on a loopback address (127.0.0.1, ::1, localhost); configure users (--users FILE, users in the config file, or PAXD_USERS) to serve elsewhere`,
+  );
+}
+
+/**
+ * The wire server's log, into the daemon's: logins that succeed ("wire: connection authorized")
+ * and fail (a FATAL 28P01) are logged there with the client address; failures are counted.
+ */
+function wireLog(log: Logger, metrics: DaemonMetrics): WireLog {
+  return {
+    info: (fields, message) => log.info({ protocol: 'wire', ...fields }, message),
+    warn: (fields, message) => {
+      if (fields.code === INVALID_PASSWORD) metrics.authFailures.inc({ protocol: 'wire' });
+      log.warn({ protocol: 'wire', ...fields }, message);
+    },
+  };
 }
 
 /**

@@ -32,6 +32,7 @@ import type { Format } from '../insert/formats.js';
 import { query, textRows, commandTag } from '../engine/index.js';
 import { resultToArrowIpc } from './arrow-out.js';
 import { BasicAuth } from './auth.js';
+import type { AuthConfig } from '../pgwire/index.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';
 
@@ -43,7 +44,10 @@ export interface HttpOptions {
   db: Database;
   host: string;
   port: number;
-  users: Readonly<Record<string, string>>;
+  /** The users and method the wire server has too (serveAuthConfig); trust: no credentials asked. */
+  auth: AuthConfig;
+  /** A failed login's 401 waits this long (ms). */
+  authFailureDelayMs: number;
   maxBodyBytes: number;
   csvHeader: boolean;
   log: Logger;
@@ -72,7 +76,7 @@ class HttpError extends Error {
 }
 
 export async function startHttp(o: HttpOptions): Promise<HttpServer> {
-  const auth = new BasicAuth(o.users);
+  const auth = new BasicAuth(o.auth);
   let busy = 0;
   let stopping = false;
   let drained: (() => void) | null = null;
@@ -94,10 +98,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' });
       return 'ready';
     }
-    if (auth.enabled && (await auth.check(req.headers.authorization)) === null) {
-      res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
-      throw new HttpError(401, '28P01', 'password authentication failed');
-    }
+    if (auth.enabled) await authenticate(req, res, path);
     if (req.method === 'GET' && path === '/metrics') {
       const text = await o.metrics.render();
       res.writeHead(200, { 'Content-Type': o.metrics.contentType, ...closeUnread(res) });
@@ -128,6 +129,25 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       return 'sql';
     }
     throw new HttpError(404, '42704', `no route ${req.method} ${path}`);
+  };
+
+  /** Lets the request on, or fails it with 401 after the failure delay; logs and counts. */
+  const authenticate = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const r = await auth.check(req.headers.authorization);
+    const remote = req.socket.remoteAddress;
+    if (r.ok) {
+      // Logged when verified, not on every request that reuses verified credentials.
+      if (!r.cached) o.log.info({ protocol: 'http', user: r.user, remote }, `http: user "${r.user}" authenticated`);
+      return;
+    }
+    o.metrics.authFailures.inc({ protocol: 'http' });
+    o.log.warn({ protocol: 'http', user: r.user ?? undefined, remote, method: req.method, path }, r.user === null ? 'http: no valid credentials' : `http: password authentication failed for user "${r.user}"`);
+    if (o.authFailureDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, o.authFailureDelayMs));
+      o.metrics.authDelaySeconds.inc(o.authFailureDelayMs / 1000);
+    }
+    res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
+    throw new HttpError(401, '28P01', r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`);
   };
 
   const done = () => {

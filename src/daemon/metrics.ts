@@ -27,6 +27,8 @@ export class DaemonMetrics {
     registers: [this.registry],
   });
   readonly httpRequests = new Counter({ name: 'paxd_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [this.registry] });
+  readonly authFailures = new Counter({ name: 'paxd_auth_failures_total', help: 'Failed logins (unknown user, wrong password, missing credentials) by protocol', labelNames: ['protocol'], registers: [this.registry] });
+  readonly authDelaySeconds = new Counter({ name: 'paxd_auth_delay_seconds_total', help: 'Seconds failed HTTP logins were held before their 401 (auth_failure_delay_ms)', registers: [this.registry] });
   readonly connections = new Gauge({ name: 'paxd_connections', help: 'Client connections open now', labelNames: ['protocol'], registers: [this.registry] });
   readonly compactions = new Counter({ name: 'paxd_compactions_total', help: 'Background compactions committed', labelNames: ['table'], registers: [this.registry] });
   readonly compactedFiles = new Counter({ name: 'paxd_compaction_files_rewritten_total', help: 'Data files rewritten by background compaction', labelNames: ['table'], registers: [this.registry] });

@@ -21,7 +21,7 @@
  * answer (28P01 at the end) never tells whether the user exists, as PostgreSQL's mock
  * authentication does.
  */
-import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PaxdError, SQLSTATE } from '../types/index.js';
 import { protocolViolation, WIRE_SQLSTATE } from './errors.js';
@@ -95,8 +95,18 @@ export function parseScramVerifier(v: string): ScramSecret | null {
   return { iterations, salt: Buffer.from(m[2]!, 'base64'), storedKey, serverKey };
 }
 
-function isMd5Verifier(v: string): boolean {
+export function isMd5Verifier(v: string): boolean {
   return /^md5[0-9a-f]{32}$/.test(v);
+}
+
+/**
+ * StoredKey = SHA-256(HMAC(PBKDF2-HMAC-SHA-256(SASLprep(password), salt, iterations), "Client Key")),
+ * on the thread pool: what a plaintext password (HTTP Basic) is checked with against a SCRAM
+ * verifier, with the verifier's own salt and iterations.
+ */
+export async function scramStoredKey(password: string, salt: Buffer, iterations: number): Promise<Buffer> {
+  const salted = await new Promise<Buffer>((resolve, reject) => pbkdf2(saslPrep(password), salt, iterations, 32, 'sha256', (e, key) => (e ? reject(e) : resolve(key))));
+  return sha256(hmac(salted, 'Client Key'));
 }
 
 /** Checks a config before the server starts: every verifier must be well-formed. */

@@ -20,6 +20,6 @@
  *   errors.ts      this layer's SQLSTATEs and messages
  */
 export { startServer, isLoopback, type ServerOptions, type RunningServer, type TlsConfig, type WireLog } from './server.js';
-export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, type AuthConfig, type AuthMethod } from './auth.js';
+export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, parseScramVerifier, isMd5Verifier, scramStoredKey, SCRAM_ITERATIONS, type AuthConfig, type AuthMethod } from './auth.js';
 export { parseListen, formatListen, DEFAULT_LISTEN, DEFAULT_HOST, DEFAULT_PORT, type ListenAddress } from './listen.js';
 export { SERVER_VERSION } from './params.js';

@@ -12,11 +12,13 @@ export interface Served {
   child: ChildProcess;
   base: string;
   port: number;
+  /** The wire server's port, when it listens (`--listen 127.0.0.1:0` among the arguments). */
+  wirePort: number | null;
   out: () => string;
   exited: Promise<number | null>;
 }
 
-/** `paxd serve` on a free HTTP port, the wire server off; resolves once it says where HTTP is. */
+/** `paxd serve` on a free HTTP port, the wire server off unless `args` say; resolves once it says where HTTP is. */
 export async function serveCli(data: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', 'off', '--http', '127.0.0.1:0', ...args], {
     PAXD_COMPACT_INTERVAL_MS: '0',
@@ -28,14 +30,15 @@ export async function serveCli(data: string, args: string[] = [], env: NodeJS.Pr
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /paxd: http on 127\.0\.0\.1:(\d+)/.exec(out);
+      const m = /paxd: http on \S+:(\d+)\n/.exec(out);
       if (m !== null) resolve(Number(m[1]));
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then((code) => reject(new Error(`paxd serve exited with ${code} before listening:\n${out}`)));
   });
-  return { child, base: `http://127.0.0.1:${port}`, port, out: () => out, exited };
+  const wire = /paxd: listening on \S+:(\d+) /.exec(out);
+  return { child, base: `http://127.0.0.1:${port}`, port, wirePort: wire === null ? null : Number(wire[1]), out: () => out, exited };
 }
 
 export async function stopCli(s: Served): Promise<void> {

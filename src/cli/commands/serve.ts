@@ -11,8 +11,8 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--listen <address>', 'wire protocol host:port, [ipv6]:port or :port (0 picks a free port), or off', DEFAULT_LISTEN)
       .option('--max-message-size <bytes>', 'largest message a client may send', positiveInt('--max-message-size'))
       .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections'))
-      .option('--users <file>', 'wire protocol users: JSON {"users": {"alice": "SCRAM-SHA-256$…"}, "method"?: …} (verifiers from paxd passwd)')
-      .option('--auth <method>', 'wire protocol authentication: scram-sha-256 (default with users), md5, or trust (loopback only; default without users)')
+      .option('--users <file>', 'users of the wire server and the HTTP API: JSON {"users": {"alice": "SCRAM-SHA-256$…"}, "method"?: …} (verifiers from paxd passwd; config users_file)')
+      .option('--auth <method>', 'authentication: scram-sha-256 (default with users), md5, or trust (loopback only; default without users; config auth_method)')
       .option('--tls-key <file>', 'PEM private key: clients may use TLS (sslmode=require)')
       .option('--tls-cert <file>', 'PEM certificate chain for --tls-key')
       .option('--config <file>', 'configuration file, JSON or TOML (env PAXD_CONFIG); environment PAXD_<KEY> overrides it, flags override both')
@@ -32,6 +32,7 @@ export function define(cmd: Command, { out }: Io): void {
     const map: [string, string][] = [
       ['data', 'store'], ['listen', 'listen'], ['http', 'http'], ['inbox', 'inbox'], ['inboxCreate', 'inbox_create'], ['onError', 'on_error'],
       ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'], ['mirror', 'mirror'],
+      ['users', 'users_file'], ['auth', 'auth_method'],
     ];
     for (const [opt, key] of map) if (given(opt)) flags[key] = o[opt];
     const config = loadConfig({ ...(o.config !== undefined ? { file: o.config } : {}), flags });
@@ -39,17 +40,18 @@ export function define(cmd: Command, { out }: Io): void {
       out(printableConfig(config));
       return;
     }
-    const [{ serve }, { startServer, serveAuthConfig }] = await Promise.all([import('../../daemon/index.js'), import('../../pgwire/index.js')]);
+    const [{ serve }, { startServer }] = await Promise.all([import('../../daemon/index.js'), import('../../pgwire/index.js')]);
     await serve(config, {
       out,
-      startWire: (db, host, port, cfg) =>
+      startWire: (db, host, port, cfg, shared) =>
         startServer({
           db,
           host,
           port,
           maxConnections: cfg.max_connections,
           ...(o.maxMessageSize !== undefined ? { maxMessageSize: o.maxMessageSize } : {}),
-          auth: serveAuthConfig(cfg.users, o.users, o.auth),
+          auth: shared.auth,
+          log: shared.log,
           workMem: cfg.work_mem,
           ...(o.tlsKey !== undefined || o.tlsCert !== undefined ? { tls: tlsFiles(o.tlsKey, o.tlsCert) } : {}),
         }),
