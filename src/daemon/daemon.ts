@@ -20,6 +20,7 @@ import { startHttp, type HttpServer } from './http.js';
 import { Inbox } from './inbox.js';
 import { Maintenance } from './maintenance.js';
 import { CountedStore } from './store-metrics.js';
+import { Spool } from './spool.js';
 import { openStore } from '../storage/open.js';
 import { MirrorSync, mirrorOptions, maskUrl } from '../mirror/index.js';
 
@@ -70,7 +71,8 @@ export class Daemon {
       if (!isLoopback(host)) throw httpOpenNotLoopback(host);
     }
     // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
-    const db = await Database.open(new CountedStore(await openStore(config.store), metrics), { uri: config.store });
+    const store = await openStore(config.store);
+    const db = await Database.open(new CountedStore(store, metrics), { uri: config.store });
     let wire: RunningServer | null = null;
     let http: HttpServer | null = null;
     let inbox: Inbox | null = null;
@@ -88,7 +90,10 @@ export class Daemon {
       }
       if (config.http !== 'off') {
         const { host, port } = parseListen(config.http);
+        const { spool, swept } = await Spool.open(store);
+        if (swept.length > 0) log.info({ spool: spool.root, swept }, `http: removed ${swept.length} request bodies left by a daemon that died`);
         http = await startHttp({
+          spool,
           db,
           host,
           port,

@@ -11,7 +11,7 @@
  *
  * Errors are JSON `{"error": {"sqlstate", "message", "line"?, "column"?}}` with a 4xx status
  * for the client's mistakes (5xx for the server's). A body is received whole (spooled to a
- * temporary file, bounded by `max_body_bytes`) before anything is loaded: a truncated body
+ * file of ./spool.ts, bounded by `max_body_bytes`) before anything is loaded: a truncated body
  * (fewer bytes than Content-Length, or a chunked body cut off) fails with 400 and commits
  * nothing; a malformed one fails in the reader, before the commit, with its SQLSTATE.
  *
@@ -20,8 +20,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -32,6 +31,7 @@ import type { Format } from '../insert/formats.js';
 import { query, textRows, commandTag } from '../engine/index.js';
 import { resultToArrowIpc } from './arrow-out.js';
 import { BasicAuth } from './auth.js';
+import type { Spool } from './spool.js';
 import type { AuthConfig } from '../pgwire/index.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';
@@ -48,6 +48,8 @@ export interface HttpOptions {
   auth: AuthConfig;
   /** A failed login's 401 waits this long (ms). */
   authFailureDelayMs: number;
+  /** Where bodies wait before they are loaded (./spool.ts). */
+  spool: Spool;
   maxBodyBytes: number;
   csvHeader: boolean;
   log: Logger;
@@ -241,22 +243,25 @@ async function ingestBody(o: HttpOptions, table: string, url: URL, req: Incoming
   const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
   const header = headerParam === undefined || headerParam === null ? o.csvHeader : headerParam === 'true' || headerParam.toLowerCase() === 'present';
   const t = await o.db.table(table);
-  const dir = await mkdtemp(join(tmpdir(), 'paxd-http-'));
+  const dir = await o.spool.dir();
   const body = join(dir, `body.${EXTENSION[format]}${compression}`);
+  let bytes: number;
+  let r: Awaited<ReturnType<typeof ingestFiles>>;
   try {
-    const bytes = await spool(req, body, o.maxBodyBytes);
-    const r = await ingestFiles(t, [body], { format, onError, csv: { header }, summary: { operation: 'http' } }).catch((e: unknown) => {
+    bytes = await spool(req, body, o.maxBodyBytes);
+    r = await ingestFiles(t, [body], { format, onError, csv: { header }, summary: { operation: 'http' } }).catch((e: unknown) => {
       throw renamed(e, body, 'request body');
     });
-    o.metrics.rowsIngested.inc({ source: 'http', table }, r.rowsLoaded);
-    o.metrics.rowsRejected.inc({ source: 'http', table }, r.rowsRejected);
-    o.metrics.bytesIngested.inc({ source: 'http', table }, bytes);
-    o.metrics.commits.inc({ operation: 'ingest', table });
-    o.log.info({ table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes, snapshot: r.commit.snapshot.id }, `http: loaded ${r.rowsLoaded} rows into ${table}`);
-    sendJson(res, 200, { table, rows: r.rowsLoaded, rejected: r.rowsRejected, snapshot: r.commit.snapshot.id });
   } finally {
+    // Before the answer: once the client has it, nothing of its request is left on disk.
     await rm(dir, { recursive: true, force: true });
   }
+  o.metrics.rowsIngested.inc({ source: 'http', table }, r.rowsLoaded);
+  o.metrics.rowsRejected.inc({ source: 'http', table }, r.rowsRejected);
+  o.metrics.bytesIngested.inc({ source: 'http', table }, bytes);
+  o.metrics.commits.inc({ operation: 'ingest', table });
+  o.log.info({ table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes, snapshot: r.commit.snapshot.id }, `http: loaded ${r.rowsLoaded} rows into ${table}`);
+  sendJson(res, 200, { table, rows: r.rowsLoaded, rejected: r.rowsRejected, snapshot: r.commit.snapshot.id });
 }
 
 /** Writes the request body to `path`; fails with 400 if it is cut short, 413 if too large. */
