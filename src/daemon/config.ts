@@ -133,7 +133,7 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   users: { kind: 'users', default: {} },
   users_file: { kind: 'path?', default: null, flag: '--users' },
   auth_method: { kind: 'auth_method', default: null, flag: '--auth' },
-  auth_failure_delay_ms: { kind: 'duration', default: 300 },
+  auth_failure_delay_ms: { kind: 'duration', default: 300, unit: ms('auth_failure_delay_ms') },
   mirror: { kind: 'string?', default: null },
   mirror_schema: { kind: 'string', default: 'public' },
   mirror_server: { kind: 'string', default: 'paxd' },
