@@ -39,7 +39,7 @@ import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
 import { type ColumnStats, computeStats, mergeStats } from '../stats/index.js';
-import { formatDecimal, parseDecimal, type DecimalValue } from '../stats/decimal-text.js';
+import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../types/numeric.js';
 import { MAX_ZONE_ROWS } from '../pax/writer.js';
 import { type Predicate, bindPredicate } from './predicate.js';
 import { classify } from './prune.js';
@@ -305,7 +305,7 @@ function finish(a: Resolved, rows: number, s: ColumnStats | null, f8: number): V
       if (s === null || nonNull === 0) return null;
       if (t.id === 'float4') return f8 / nonNull;
       if (t.id === 'float8') return (s.sum as number) / nonNull;
-      return numericDiv(sumDecimal(t, s.sum), BigInt(nonNull));
+      return averageDecimal(sumDecimal(t, s.sum), BigInt(nonNull));
     }
     default:
       return null;
@@ -324,7 +324,7 @@ function pad(t: PgType, v: Value): Value {
 }
 
 function sumDecimal(t: PgType, sum: ColumnStats['sum']): DecimalValue {
-  if (typeof sum === 'string') return parseDecimal(sum);
+  if (typeof sum === 'string') return parseDecimalValue(sum);
   const coef = sum as bigint;
   return { kind: 'finite', coef, scale: isDecimal128(t) ? (t.scale ?? 0) : 0 };
 }
@@ -341,44 +341,6 @@ function sumValue(t: PgType, sum: ColumnStats['sum']): Value {
     case 'float8':
       return sum as number;
     default:
-      return formatDecimal(sumDecimal(t, sum));
+      return formatDecimalValue(sumDecimal(t, sum));
   }
-}
-
-/**
- * PostgreSQL's numeric division of a sum by a count, as avg() computes it: result scale from
- * select_div_scale (numeric.c) — NUMERIC_MIN_SIG_DIGITS (16) significant digits from the
- * estimated quotient weight in base-10000 digits, at least the inputs' display scales, at
- * most 1000 — rounded half away from zero.
- *
- *   numericDiv({ kind: 'finite', coef: 3n, scale: 0 }, 2n)   // '1.5000000000000000'
- */
-export function numericDiv(sum: DecimalValue, count: bigint): string {
-  if (sum.kind !== 'finite') return formatDecimal(sum);
-  const [w1, d1] = weightAndFirstDigit(sum.coef, sum.scale);
-  const [w2, d2] = weightAndFirstDigit(count, 0);
-  let qweight = w1 - w2;
-  if (d1 <= d2) qweight--;
-  let rscale = 16 - qweight * 4;
-  rscale = Math.min(Math.max(rscale, sum.scale, 0), 1000);
-  // q = round(coef * 10^rscale / (10^scale * count)), half away from zero
-  let num = sum.coef < 0n ? -sum.coef : sum.coef;
-  let den = count;
-  const shift = rscale - sum.scale;
-  if (shift >= 0) num *= 10n ** BigInt(shift);
-  else den *= 10n ** BigInt(-shift);
-  let q = num / den;
-  if ((num % den) * 2n >= den) q += 1n;
-  return formatDecimal({ kind: 'finite', coef: sum.coef < 0n ? -q : q, scale: rscale });
-}
-
-/** Weight and first digit of |coef| × 10^-scale in base 10000 (0, 0 for zero), as NumericVar holds them. */
-function weightAndFirstDigit(coef: bigint, scale: number): [number, number] {
-  const a = coef < 0n ? -coef : coef;
-  if (a === 0n) return [0, 0];
-  const e = a.toString().length - 1 - scale; // 10^e <= |x| < 10^(e+1)
-  const w = Math.floor(e / 4);
-  const shift = -scale - 4 * w; // first digit = floor(|x| / 10000^w)
-  const top = shift >= 0 ? a * 10n ** BigInt(shift) : a / 10n ** BigInt(-shift);
-  return [w, Number(top % 10000n)];
 }

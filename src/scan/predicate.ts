@@ -28,7 +28,7 @@ import type { Value } from '../types/column.js';
 import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
-import { parseDecimal } from '../stats/decimal-text.js';
+import { parseDecimalValue } from '../types/numeric.js';
 import { intervalNotStorable } from '../types/interval.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
@@ -238,7 +238,7 @@ export function normalizeValue(f: Field, v: Value): Value {
  */
 function exactUnscaled(f: Field, text: string): bigint {
   const scale = f.type.scale ?? 0;
-  const d = parseDecimal(text);
+  const d = parseDecimalValue(text);
   if (d.kind !== 'finite') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `comparing numeric(${f.type.precision},${scale}) column "${f.name}" with ${text} is not supported`);
   let coef = d.coef;
   let s = d.scale;

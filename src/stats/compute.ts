@@ -15,7 +15,7 @@
  *                       values over 64 bytes give truncated bounds (./bounds.ts)
  *   bytea / uuid        memcmp min/max (bytea truncated like text)
  *   numeric (text)      parsed per value: min/max by numeric order (exact text), NaNs counted
- *                       and kept out, exact BigInt-decimal sum (./decimal-text.ts)
+ *                       and kept out, exact BigInt-decimal sum (../types/numeric.ts)
  *   bool                min/max;  jsonb: no min/max (only counts)
  */
 import type { Column } from '../types/column.js';
@@ -23,7 +23,7 @@ import { type PgType, isDecimal128 } from '../types/type.js';
 import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
-import { DECIMAL_ZERO, addDecimal, formatDecimal, parseDecimal } from './decimal-text.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue } from '../types/numeric.js';
 import { intervalNotStorable } from '../types/interval.js';
 import { unreachable } from '../types/errors.js';
 
@@ -352,7 +352,7 @@ function numericText(col: Column, start: number, end: number, s: ColumnStats): v
     if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
     const text = dec.decode(d.subarray(o[i], o[i + 1]));
     const p = parseNumericText(text);
-    sum = addDecimal(sum, parseDecimal(text));
+    sum = addDecimal(sum, parseDecimalValue(text));
     if (p === null || p.kind === 'nan') {
       s.nans++;
       continue;
@@ -370,5 +370,5 @@ function numericText(col: Column, start: number, end: number, s: ColumnStats): v
     s.min = minText;
     s.max = maxText;
   }
-  s.sum = formatDecimal(sum);
+  s.sum = formatDecimalValue(sum);
 }

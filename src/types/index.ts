@@ -1,12 +1,45 @@
 /**
  * The public surface of src/types: the PostgreSQL types paxd stores, their in-memory columns,
- * text input/output, type names, units of settings. Other layers import from here.
+ * text input/output, type names, units of settings, and the concepts every layer shares:
+ * numeric (./numeric.ts), the calendar and date/time text (./datetime.ts), the JSON scanner
+ * (./json-scan.ts). Other layers import from here.
  */
 export * from './errors.js';
 export * from './type.js';
 export * from './column.js';
 export { ColumnBuilder, columnOf, getValue } from './builder.js';
-export { parseText, formatText, formatFloat4, formatFloat8, formatDate, formatTimestamp, formatDecimal, parseDecimal, parseNumeric, date2j, j2date, UNIX_EPOCH_JD } from './text-io.js';
+export { parseText, formatText, formatFloat4, formatFloat8 } from './text-io.js';
+export {
+  type DecimalValue,
+  type FiniteDecimal,
+  DECIMAL_NAN,
+  DECIMAL_ZERO,
+  addDecimal,
+  addDecimalText,
+  averageDecimal,
+  divideDecimal,
+  divideDecimals,
+  formatDecimal,
+  formatDecimalValue,
+  parseDecimal,
+  parseDecimalValue,
+  parseNumeric,
+  selectDivScale,
+} from './numeric.js';
+export {
+  type DateUnit,
+  UNIX_EPOCH_JD,
+  date2j,
+  j2date,
+  isLeap,
+  daysInMonth,
+  formatDate,
+  formatTimestamp,
+  parseDate,
+  parseTimestamp,
+  unitOf,
+} from './datetime.js';
+export { jsonScan, jsonSkipWs, jsonStringEnd, jsonNumberEnd, jsonNestedEnd } from './json-scan.js';
 export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
 export * from './units.js';
 // ./arrow.js (the Arrow mapping) is imported from its file: it loads apache-arrow, which most

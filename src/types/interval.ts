@@ -17,6 +17,7 @@
  * cascading down (DecodeInterval), and a bare number whose unit the typmod's range gives.
  */
 import { PaxdError, SQLSTATE, unreachable } from './errors.js';
+import { type DateUnit, unitOf } from './datetime.js';
 
 export interface IntervalParts {
   readonly months: number;
@@ -133,21 +134,20 @@ export const INTERVAL_RANGE = Object.freeze({
 
 type Unit = 'us' | 'ms' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year' | 'decade' | 'century' | 'millennium';
 
-/** deltatktbl of datetime.c: the unit spellings interval input accepts (compared on 10 characters). */
-const UNITS: Record<string, Unit> = {
-  c: 'century', cent: 'century', centuries: 'century', century: 'century',
-  d: 'day', day: 'day', days: 'day',
-  dec: 'decade', decade: 'decade', decades: 'decade', decs: 'decade',
-  h: 'hour', hour: 'hour', hours: 'hour', hr: 'hour', hrs: 'hour',
-  m: 'minute', min: 'minute', mins: 'minute', minute: 'minute', minutes: 'minute',
-  microsecon: 'us', us: 'us', usec: 'us', usecs: 'us', usecond: 'us', useconds: 'us',
-  mil: 'millennium', millennia: 'millennium', millennium: 'millennium', mils: 'millennium',
-  millisecon: 'ms', ms: 'ms', msec: 'ms', msecs: 'ms', msecond: 'ms', mseconds: 'ms',
-  mon: 'month', mons: 'month', month: 'month', months: 'month',
-  s: 'second', sec: 'second', second: 'second', seconds: 'second', secs: 'second',
-  w: 'week', week: 'week', weeks: 'week',
-  y: 'year', year: 'year', years: 'year', yr: 'year', yrs: 'year',
+/**
+ * The unit a word names for interval input: deltatktbl's spellings (./datetime.ts, shared with
+ * date_trunc and extract), of which DecodeInterval takes these; quarter and timezone* are
+ * "invalid input syntax" there.
+ */
+const INTERVAL_UNIT: Partial<Record<DateUnit, Unit>> = {
+  microseconds: 'us', milliseconds: 'ms', second: 'second', minute: 'minute', hour: 'hour', day: 'day',
+  week: 'week', month: 'month', year: 'year', decade: 'decade', century: 'century', millennium: 'millennium',
 };
+
+function intervalUnit(word: string): Unit | undefined {
+  const u = unitOf(word);
+  return u === undefined ? undefined : INTERVAL_UNIT[u];
+}
 
 /** The unit a bare trailing number has under the typmod's range (DecodeInterval, DTK_NUMBER). */
 function unitOfRange(range: number): Unit {
@@ -300,7 +300,7 @@ export function parseInterval(text: string, range: number = INTERVAL_RANGE.FULL,
       pending = null;
       continue;
     }
-    const unit = UNITS[tok.slice(0, 10)];
+    const unit = intervalUnit(tok);
     if (unit === undefined || i === 0 || pending === null && !NUMBER_RE.test(tokens[i - 1]!)) throw badSyntax(text);
     pending = unit;
   }

@@ -8,10 +8,9 @@ import type { Column, Value } from '../../src/types/column.js';
 import { compareValues } from '../../src/types/compare.js';
 import { type Field, type PgType, isDecimal128 } from '../../src/types/type.js';
 import { addDecimalText } from '../../src/stats/index.js';
-import { formatDecimal, parseDecimal } from '../../src/stats/decimal-text.js';
+import { averageDecimal, formatDecimalValue, parseDecimalValue } from '../../src/types/numeric.js';
 import { P, type Predicate } from '../../src/scan/predicate.js';
 import type { AggSpec } from '../../src/scan/aggregate.js';
-import { numericDiv } from '../../src/scan/aggregate.js';
 import type { OrderKey } from '../../src/scan/topn.js';
 import { type Rng, randomValue } from '../support/random.js';
 
@@ -193,10 +192,10 @@ export function bruteAggregate(m: Model, a: AggSpec, idx: readonly number[]): Va
         sum = vals.reduce<string>((acc, v) => addDecimalText(acc, v as string), '0');
       } else sum = vals.reduce<bigint>((acc, v) => acc + BigInt(v as number | bigint), 0n);
       const scale = isDecimal128(t) ? (t.scale ?? 0) : 0;
-      const dec = typeof sum === 'string' ? parseDecimal(sum) : { kind: 'finite' as const, coef: sum as bigint, scale };
-      if (a.fn === 'avg') return numericDiv(dec, BigInt(vals.length));
+      const dec = typeof sum === 'string' ? parseDecimalValue(sum) : { kind: 'finite' as const, coef: sum as bigint, scale };
+      if (a.fn === 'avg') return averageDecimal(dec, BigInt(vals.length));
       if (t.id === 'int2' || t.id === 'int4') return sum as bigint;
-      return formatDecimal(dec);
+      return formatDecimalValue(dec);
     }
   }
 }

@@ -24,7 +24,7 @@
  */
 import type { Field, PgType } from '../../types/index.js';
 import { isDecimal128 } from '../../types/index.js';
-import { parseDecimal } from '../../stats/decimal-text.js';
+import { parseDecimalValue } from '../../types/numeric.js';
 import { type CmpOp, type Expr, exprKey } from '../expr.js';
 
 /** Thrown by generated code when a value leaves the range where numbers are exact. */
@@ -279,7 +279,7 @@ export class Gen {
         return { v: numLit(Number(b)), n: 'false', rep: { k: 'big' } };
       }
       case 'numeric': {
-        const d = parseDecimal(value as string);
+        const d = parseDecimalValue(value as string);
         if (d.kind !== 'finite' || d.coef > BigInt(LIMIT) || d.coef < -BigInt(LIMIT)) return null;
         return { v: numLit(Number(d.coef)), n: 'false', rep: { k: 'dec', scale: d.scale } };
       }

@@ -22,8 +22,7 @@ import { isCtidField } from '../ctid.js';
 import type { Batch, PgType, Value } from '../../types/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
 import { keyText } from '../exec/hash-aggregate.js';
-import { formatDecimal } from '../../stats/decimal-text.js';
-import { numericDiv } from '../../scan/aggregate.js';
+import { formatDecimalValue, averageDecimal } from '../../types/numeric.js';
 import type { AggCall, BoundSelect } from '../bind.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from '../exec/batch.js';
@@ -659,7 +658,7 @@ function aggValue(a: AggOut, acc: number | bigint | undefined, count: number, di
   if (count === 0) return null;
   const rep = a.rep!;
   if (fn === 'min' || fn === 'max') {
-    if (a.dynamic && rep.k === 'dec') return formatDecimal({ kind: 'finite', coef: BigInt(acc as number) / 10n ** BigInt(rep.scale - display), scale: display });
+    if (a.dynamic && rep.k === 'dec') return formatDecimalValue({ kind: 'finite', coef: BigInt(acc as number) / 10n ** BigInt(rep.scale - display), scale: display });
     return toValue(acc as number, rep, a.call.arg!.type);
   }
   if (rep.k === 'f4' || rep.k === 'f8') return fn === 'sum' ? (acc as number) : (acc as number) / count;
@@ -671,13 +670,13 @@ function aggValue(a: AggOut, acc: number | bigint | undefined, count: number, di
     exact /= 10n ** BigInt(scale - display);
     scale = display;
   }
-  if (fn === 'avg') return numericDiv({ kind: 'finite', coef: exact, scale }, BigInt(count));
+  if (fn === 'avg') return averageDecimal({ kind: 'finite', coef: exact, scale }, BigInt(count));
   // sum: int2/int4 → int8; int8 → numeric; numeric → numeric at the inputs' scale.
   if (a.call.type.id === 'int8') return exact;
-  return formatDecimal({ kind: 'finite', coef: exact, scale });
+  return formatDecimalValue({ kind: 'finite', coef: exact, scale });
 }
 
-/** An exact integer `v` (|v| ≤ 2^53) scaled by 10^-scale as numeric text: formatDecimal without a bigint. */
+/** An exact integer `v` (|v| ≤ 2^53) scaled by 10^-scale as numeric text: formatDecimalValue without a bigint. */
 function formatScaled(v: number, scale: number): string {
   const digits = String(Math.abs(v));
   const sign = v < 0 ? '-' : '';

@@ -11,7 +11,23 @@
  * The session time zone is UTC, the only one paxd supports: timestamptz then has the same
  * fields as timestamp, and casts between them are the identity.
  */
-import { type PgType, type Value, SQLSTATE, date2j, j2date, unreachable } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, unreachable } from '../../types/index.js';
+import {
+  type DateUnit,
+  DATE_END_JD,
+  DATEVAL_NOBEGIN,
+  DATEVAL_NOEND,
+  TS_END_US,
+  TS_MIN_US,
+  TS_NOBEGIN,
+  TS_NOEND,
+  UNIX_EPOCH_JD,
+  date2j,
+  daysInMonth,
+  j2date,
+  j2day,
+  unitOf,
+} from '../../types/datetime.js';
 import type { DateTimeFn, Expr } from '../expr.js';
 import { US_PER_DAY, intervalParts, makeInterval } from '../../types/interval.js';
 import { SqlError, divisionByZero } from '../errors.js';
@@ -20,18 +36,10 @@ import { numericDiv } from './numeric.js';
 /** The session's TimeZone setting; the one paxd supports. */
 export const SESSION_TIME_ZONE = 'UTC';
 
-const UNIX_EPOCH_JD = 2440588;
-/** IS_VALID_DATE: Julian days 0 (4714-11-24 BC) up to DATE_END_JULIAN (5874898-01-01), exclusive. */
-const DATE_END_JD = 2147483494;
-/** IS_VALID_TIMESTAMP: 4714-11-24 BC 00:00 onwards; paxd's int64 µs since 1970 ends before PostgreSQL's 294277. */
-const TS_MIN_US = -210866803200000000n;
-const TS_END_US = 2n ** 63n - 1n;
 const US_PER_SECOND = 1_000_000n;
-/** 'infinity' and '-infinity' (DATEVAL_NOEND/NOBEGIN, DT_NOEND/NOBEGIN): they stay what they are. */
-const DATE_NOBEGIN = -2147483648;
-const DATE_NOEND = 2147483647;
-const TS_NOBEGIN = -(2n ** 63n);
-const TS_NOEND = 2n ** 63n - 1n;
+/** 'infinity' and '-infinity' stay what they are. */
+const DATE_NOBEGIN = DATEVAL_NOBEGIN;
+const DATE_NOEND = DATEVAL_NOEND;
 
 export function isFiniteDate(d: number): boolean {
   return d !== DATE_NOBEGIN && d !== DATE_NOEND;
@@ -93,11 +101,6 @@ function splitTimestamp(us: bigint): [number, bigint] {
     days -= 1n;
   }
   return [Number(days), tod];
-}
-
-function daysInMonth(y: number, m: number): number {
-  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
-  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }
 
 /**
@@ -194,36 +197,9 @@ function intervalOverflow(): SqlError {
   return new SqlError('invalid_input', SQLSTATE.datetime_field_overflow, 'interval out of range');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Units of date_trunc and extract (deltatktbl and datetktbl of datetime.c, matched on their
-// first 10 characters like DecodeUnits)
+// Units of date_trunc and extract: the names are ../../types/datetime.ts's (unitOf)
 
-export type DateUnit =
-  | 'microseconds' | 'milliseconds' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year'
-  | 'decade' | 'century' | 'millennium' | 'timezone' | 'timezone_hour' | 'timezone_minute'
-  | 'dow' | 'isodow' | 'doy' | 'isoyear' | 'julian' | 'epoch';
-
-const UNIT_NAMES: Record<string, DateUnit> = {
-  c: 'century', cent: 'century', centuries: 'century', century: 'century',
-  d: 'day', day: 'day', days: 'day',
-  dec: 'decade', decade: 'decade', decades: 'decade', decs: 'decade',
-  h: 'hour', hour: 'hour', hours: 'hour', hr: 'hour', hrs: 'hour',
-  m: 'minute', min: 'minute', mins: 'minute', minute: 'minute', minutes: 'minute',
-  microsecon: 'microseconds', us: 'microseconds', usec: 'microseconds', usecs: 'microseconds', usecond: 'microseconds', useconds: 'microseconds',
-  mil: 'millennium', millennia: 'millennium', millennium: 'millennium', mils: 'millennium',
-  millisecon: 'milliseconds', ms: 'milliseconds', msec: 'milliseconds', msecs: 'milliseconds', msecond: 'milliseconds', mseconds: 'milliseconds',
-  mon: 'month', mons: 'month', month: 'month', months: 'month',
-  qtr: 'quarter', quarter: 'quarter',
-  s: 'second', sec: 'second', second: 'second', seconds: 'second', secs: 'second',
-  timezone: 'timezone', timezone_h: 'timezone_hour', timezone_m: 'timezone_minute',
-  w: 'week', week: 'week', weeks: 'week',
-  y: 'year', year: 'year', years: 'year', yr: 'year', yrs: 'year',
-};
-
-/** Recognized by extract/date_part only (datetktbl, through DecodeSpecial). */
-const SPECIAL_UNITS: Record<string, DateUnit> = {
-  dow: 'dow', doy: 'doy', isodow: 'isodow', isoyear: 'isoyear', j: 'julian', jd: 'julian', julian: 'julian', epoch: 'epoch',
-};
+export type { DateUnit };
 
 /** The type names PostgreSQL's unit errors print. */
 export type DateTimeTypeName = 'date' | 'timestamp without time zone' | 'timestamp with time zone' | 'interval';
@@ -244,8 +220,7 @@ function lookupUnit(units: string, special: boolean): { lower: string; unit: Dat
   let r = unitCache.get(cacheKey);
   if (r === undefined) {
     const lower = units.toLowerCase();
-    const key = lower.slice(0, 10);
-    r = { lower, unit: UNIT_NAMES[key] ?? (special ? SPECIAL_UNITS[key] : undefined) };
+    r = { lower, unit: unitOf(lower, special) };
     if (unitCache.size > 1000) unitCache.clear();
     unitCache.set(cacheKey, r);
   }
@@ -356,12 +331,6 @@ export function intervalTrunc(units: string, iv: Uint8Array): Uint8Array {
   }
   day = p.days;
   return makeInterval(p.months, day, us);
-}
-
-/** j2day: the day of the week of a Julian day, 0 = Sunday. */
-function j2day(jd: number): number {
-  const d = (jd + 1) % 7;
-  return d < 0 ? d + 7 : d;
 }
 
 /** The ISO 8601 year and week of a Julian day: those of the Thursday of its week. */

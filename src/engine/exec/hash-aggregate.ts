@@ -12,8 +12,7 @@
  * floats, and numerics of different scales (1.0, 1.00), are not merged yet: a first step.
  */
 import type { PgType, Value } from '../../types/index.js';
-import { addDecimal, formatDecimal, parseDecimal, DECIMAL_ZERO, type DecimalValue } from '../../stats/decimal-text.js';
-import { numericDiv } from '../../scan/aggregate.js';
+import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal } from '../../types/numeric.js';
 import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
 import { formatArray } from './arrays.js';
 import { numericVariance } from './numeric.js';
@@ -237,7 +236,7 @@ function accumulateMoments(t: PgType, acc: unknown, v: Value): unknown {
     return m;
   }
   const m = (acc as NumericMoments | undefined) ?? { sum: DECIMAL_ZERO, sum2: DECIMAL_ZERO, nan: false };
-  const d: DecimalValue = typeof v === 'string' ? parseDecimal(v) : { kind: 'finite', coef: BigInt(v as number | bigint), scale: 0 };
+  const d: DecimalValue = typeof v === 'string' ? parseDecimalValue(v) : { kind: 'finite', coef: BigInt(v as number | bigint), scale: 0 };
   if (d.kind !== 'finite') m.nan = true;
   else {
     m.sum = addDecimal(m.sum, d);
@@ -309,7 +308,7 @@ function addTo(t: PgType, fn: 'sum' | 'avg', acc: unknown, v: Value): unknown {
     case 'int8':
       return ((acc as bigint | undefined) ?? 0n) + (v as bigint);
     case 'numeric':
-      return addDecimal((acc as DecimalValue | undefined) ?? DECIMAL_ZERO, parseDecimal(v as string));
+      return addDecimal((acc as DecimalValue | undefined) ?? DECIMAL_ZERO, parseDecimalValue(v as string));
     case 'float4':
       return fn === 'sum' ? Math.fround(((acc as number | undefined) ?? 0) + (v as number)) : ((acc as number | undefined) ?? 0) + (v as number);
     case 'float8':
@@ -332,11 +331,11 @@ function final(a: AggCall, st: AggState): Value {
     case 'sum':
       if (typeof st.v === 'bigint') return a.type.id === 'int8' ? st.v : String(st.v);
       if (typeof st.v === 'number') return st.v;
-      return formatDecimal(st.v as DecimalValue);
+      return formatDecimalValue(st.v as DecimalValue);
     case 'avg':
       if (typeof st.v === 'number') return st.v / st.n;
-      if (typeof st.v === 'bigint') return numericDiv({ kind: 'finite', coef: st.v, scale: 0 }, BigInt(st.n));
-      return numericDiv(st.v as DecimalValue, BigInt(st.n));
+      if (typeof st.v === 'bigint') return averageDecimal({ kind: 'finite', coef: st.v, scale: 0 }, BigInt(st.n));
+      return averageDecimal(st.v as DecimalValue, BigInt(st.n));
     case 'stddev_samp':
     case 'stddev_pop':
     case 'var_samp':

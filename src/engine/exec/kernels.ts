@@ -8,7 +8,7 @@
  */
 import { type PgType, type Value, SQLSTATE, formatText, parseText } from '../../types/index.js';
 import { compareValues } from '../../types/compare.js';
-import { addDecimal, formatDecimal, parseDecimal, type DecimalValue } from '../../stats/decimal-text.js';
+import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/numeric.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';
@@ -111,18 +111,18 @@ export function arith(type: PgType, op: ArithOp, a: Value, b: Value): Value {
 }
 
 function numericArith(op: ArithOp, a: string, b: string): string {
-  const x = parseDecimal(a);
-  const y = parseDecimal(b);
+  const x = parseDecimalValue(a);
+  const y = parseDecimalValue(b);
   if (x.kind === 'nan' || y.kind === 'nan') return 'NaN';
   if (x.kind !== 'finite' || y.kind !== 'finite') throw notSupported('numeric arithmetic with Infinity');
   switch (op) {
     case '+':
-      return formatDecimal(addDecimal(x, y));
+      return formatDecimalValue(addDecimal(x, y));
     case '-':
-      return formatDecimal(addDecimal(x, negate(y)));
+      return formatDecimalValue(addDecimal(x, negate(y)));
     case '*':
       // numeric_mul: the result's display scale is the sum of the inputs' (numeric.c mul_var)
-      return formatDecimal({ kind: 'finite', coef: x.coef * y.coef, scale: x.scale + y.scale });
+      return formatDecimalValue({ kind: 'finite', coef: x.coef * y.coef, scale: x.scale + y.scale });
     case '/':
       return numericDiv(a, b);
     case '%':
@@ -145,8 +145,8 @@ export function negateValue(type: PgType, v: Value): Value {
     case 'float8':
       return -(v as number);
     case 'numeric': {
-      const d = parseDecimal(v as string);
-      return d.kind === 'finite' ? formatDecimal(negate(d)) : d.kind === 'pinf' ? '-Infinity' : d.kind === 'ninf' ? 'Infinity' : 'NaN';
+      const d = parseDecimalValue(v as string);
+      return d.kind === 'finite' ? formatDecimalValue(negate(d)) : d.kind === 'pinf' ? '-Infinity' : d.kind === 'ninf' ? 'Infinity' : 'NaN';
     }
     default:
       throw notSupported(`unary minus on type ${type.id}`);
@@ -229,7 +229,7 @@ function floatToNumeric(x: number, digits: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
   const [mantissa, exp] = x.toPrecision(digits).split('e');
   const m = mantissa!.includes('.') ? mantissa!.replace(/0+$/, '').replace(/\.$/, '') : mantissa!;
-  return formatDecimal(parseDecimal(exp === undefined ? m : `${m}e${exp}`));
+  return formatDecimalValue(parseDecimalValue(exp === undefined ? m : `${m}e${exp}`));
 }
 
 function isFloatId(id: string): boolean {
@@ -254,7 +254,7 @@ function roundHalfEven(x: number): number {
 
 /** numeric to integer rounds half away from zero (numeric_int4). */
 function roundNumericBig(s: string, name: 'smallint' | 'integer' | 'bigint'): bigint {
-  const d = parseDecimal(s);
+  const d = parseDecimalValue(s);
   if (d.kind !== 'finite') throw new SqlError('unsupported', SQLSTATE.feature_not_supported, `cannot convert ${s} to ${name}`);
   const p = 10n ** BigInt(d.scale);
   const a = d.coef < 0n ? -d.coef : d.coef;

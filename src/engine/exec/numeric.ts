@@ -13,17 +13,26 @@
  */
 import { type PgType, type Value, SQLSTATE, unreachable } from '../../types/index.js';
 import type { Expr, MathFn } from '../expr.js';
-import { type DecimalValue, formatDecimal, parseDecimal } from '../../stats/decimal-text.js';
+import {
+  type DecimalValue,
+  type FiniteDecimal,
+  NUMERIC_MAX_DISPLAY_SCALE,
+  NUMERIC_MIN_SIG_DIGITS,
+  divideDecimal,
+  divideDecimals,
+  formatDecimalValue,
+  numericWeight,
+  parseDecimalValue,
+} from '../../types/numeric.js';
 import { ENGINE_SQLSTATE, SqlError, divisionByZero, notSupported, outOfRange } from '../errors.js';
 
-/** NUMERIC_MIN_SIG_DIGITS and NUMERIC_MAX_DISPLAY_SCALE of numeric.c. */
-const MIN_SIG_DIGITS = 16;
-const MAX_DISPLAY_SCALE = 1000;
+const MIN_SIG_DIGITS = NUMERIC_MIN_SIG_DIGITS;
+const MAX_DISPLAY_SCALE = NUMERIC_MAX_DISPLAY_SCALE;
 
-type Finite = DecimalValue & { kind: 'finite' };
+type Finite = FiniteDecimal;
 
 function finite(s: string, what: string): Finite | null {
-  const d = parseDecimal(s);
+  const d = parseDecimalValue(s);
   if (d.kind === 'nan') return null;
   if (d.kind !== 'finite') throw notSupported(`${what} with Infinity`);
   return d as Finite;
@@ -35,43 +44,13 @@ function abs(b: bigint): bigint {
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n);
 
-/**
- * The weight and first digit of a value in numeric.c's base-10000 form: 12345 is the digits
- * [1, 2345] with weight 1; 0.5 is [5000] with weight -1. Zero has weight 0 and digit 0.
- */
-function base10000(d: Finite): { weight: number; first: number } {
-  const a = abs(d.coef);
-  if (a === 0n) return { weight: 0, first: 0 };
-  const exp10 = a.toString().length - 1 - d.scale;
-  const weight = Math.floor(exp10 / 4);
-  const shift = d.scale + 4 * weight;
-  return { weight, first: Number(shift >= 0 ? a / pow10(shift) : a * pow10(-shift)) };
-}
-
-/** a / b rounded half away from zero to `rscale` digits. */
-function divRound(x: Finite, y: Finite, rscale: number): Finite {
-  const num = abs(x.coef) * pow10(y.scale + rscale);
-  let den = abs(y.coef);
-  if (x.scale > 0) den *= pow10(x.scale);
-  let q = num / den;
-  if ((num % den) * 2n >= den) q += 1n;
-  const neg = x.coef < 0n !== y.coef < 0n;
-  return { kind: 'finite', coef: neg ? -q : q, scale: rscale };
-}
-
-/** numeric_div: the scale select_div_scale picks (at least 16 significant digits). */
+/** numeric_div: select_div_scale's scale (../../types/numeric.ts), NaN propagating, 22012 for zero. */
 export function numericDiv(a: string, b: string): string {
   const x = finite(a, 'numeric division');
   const y = finite(b, 'numeric division');
   if (x === null || y === null) return 'NaN';
   if (y.coef === 0n) throw divisionByZero();
-  const wx = base10000(x);
-  const wy = base10000(y);
-  let qweight = wx.weight - wy.weight;
-  if (wx.first <= wy.first) qweight--;
-  let rscale = MIN_SIG_DIGITS - qweight * 4;
-  rscale = Math.min(Math.max(rscale, x.scale, y.scale, 0), MAX_DISPLAY_SCALE);
-  return formatDecimal(divRound(x, y, rscale));
+  return formatDecimalValue(divideDecimals(x, y));
 }
 
 /** numeric_mod: a - trunc(a / b) * b, with the larger display scale; the sign is a's. */
@@ -82,7 +61,7 @@ export function numericMod(a: string, b: string): string {
   if (y.coef === 0n) throw divisionByZero();
   const s = Math.max(x.scale, y.scale);
   const r = (x.coef * pow10(s - x.scale)) % (y.coef * pow10(s - y.scale));
-  return formatDecimal({ kind: 'finite', coef: r, scale: s });
+  return formatDecimalValue({ kind: 'finite', coef: r, scale: s });
 }
 
 /** round(numeric, n) (numeric_round): half away from zero; display scale max(n, 0). */
@@ -109,8 +88,8 @@ function roundTo(a: string, n0: number, mode: 'round' | 'trunc'): string {
     coef = x.coef < 0n ? -q : q;
   }
   // A negative n rounds to the left of the point; the value keeps no decimals.
-  if (n < 0) return formatDecimal({ kind: 'finite', coef: coef * pow10(-n), scale: 0 });
-  return formatDecimal({ kind: 'finite', coef, scale: n });
+  if (n < 0) return formatDecimalValue({ kind: 'finite', coef: coef * pow10(-n), scale: 0 });
+  return formatDecimalValue({ kind: 'finite', coef, scale: n });
 }
 
 /**
@@ -151,7 +130,7 @@ export function numericSign(a: string): string {
 export function numericAbs(a: string): string {
   const x = finite(a, 'abs');
   if (x === null) return 'NaN';
-  return formatDecimal({ ...x, coef: abs(x.coef) });
+  return formatDecimalValue({ ...x, coef: abs(x.coef) });
 }
 
 /** 2201F, as PostgreSQL's sqrt and power raise it. */
@@ -167,7 +146,7 @@ export function numericSqrt(a: string): string {
   const x = finite(a, 'sqrt');
   if (x === null) return 'NaN';
   if (x.coef < 0n) throw invalidArgumentForPower('cannot take square root of a negative number');
-  const { weight } = base10000(x);
+  const { weight } = numericWeight(x);
   const sweight = ((weight + 1) * 4) / 2 - 1;
   const rscale = Math.min(Math.max(MIN_SIG_DIGITS - sweight, x.scale, 0), MAX_DISPLAY_SCALE);
   return sqrtTo(x, rscale);
@@ -178,7 +157,7 @@ function sqrtTo(x: Finite, rscale: number): string {
   // sqrt(coef × 10^-scale) × 10^(rscale+1) = sqrt(coef × 10^(2(rscale+1) - scale)).
   const root = isqrt(x.coef * pow10(2 * (rscale + 1) - x.scale));
   const q = root / 10n + (root % 10n >= 5n ? 1n : 0n);
-  return formatDecimal({ kind: 'finite', coef: q, scale: rscale });
+  return formatDecimalValue({ kind: 'finite', coef: q, scale: rscale });
 }
 
 /**
@@ -196,7 +175,7 @@ export function numericVariance(n: bigint, sum: DecimalValue, sum2: DecimalValue
   const num = a - b;
   if (num <= 0n) return '0';
   const den = sample ? n * (n - 1n) : n * n;
-  const variance = numericDiv(formatDecimal({ kind: 'finite', coef: num, scale: rscale }), den.toString());
+  const variance = numericDiv(formatDecimalValue({ kind: 'finite', coef: num, scale: rscale }), den.toString());
   if (!root) return variance;
   const v = finite(variance, 'sqrt')!;
   return sqrtTo(v, v.scale);
@@ -240,16 +219,16 @@ export function numericPower(a: string, b: string): string {
     // power_var_int: at least 16 decimals, no fewer than the base's; exact, then rounded.
     const n = y.coef / pow10(y.scale);
     const rscale = Math.min(Math.max(MIN_SIG_DIGITS, x.scale), MAX_DISPLAY_SCALE);
-    if (n === 0n) return formatDecimal({ kind: 'finite', coef: pow10(rscale), scale: rscale });
+    if (n === 0n) return formatDecimalValue({ kind: 'finite', coef: pow10(rscale), scale: rscale });
     const m = abs(n);
     if (m * BigInt(abs(x.coef).toString().length) > 200_000n) throw notSupported('power(numeric, numeric) with a result this large');
     const p: Finite = { kind: 'finite', coef: x.coef ** m, scale: x.scale * Number(m) };
     const one: Finite = { kind: 'finite', coef: 1n, scale: 0 };
-    return formatDecimal(n > 0n ? divRound(p, one, rscale) : divRound(one, p, rscale));
+    return formatDecimalValue(n > 0n ? divideDecimal(p, one, rscale) : divideDecimal(one, p, rscale));
   }
   if (y.coef * 10n === 5n * pow10(y.scale)) {
     // x ^ 0.5: power_var's scale (16 significant digits by the estimated weight) of the square root.
-    const weight = Math.trunc(0.5 * Math.log10(Number(formatDecimal(x))));
+    const weight = Math.trunc(0.5 * Math.log10(Number(formatDecimalValue(x))));
     const rscale = Math.min(Math.max(MIN_SIG_DIGITS - weight, x.scale, y.scale, 0), MAX_DISPLAY_SCALE);
     return sqrtTo(x, rscale);
   }

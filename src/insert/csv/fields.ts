@@ -15,7 +15,8 @@
  */
 import type { Value } from '../../types/column.js';
 import { PaxdError, unreachable } from '../../types/errors.js';
-import { date2j, parseText } from '../../types/text-io.js';
+import { parseText } from '../../types/text-io.js';
+import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap } from '../../types/datetime.js';
 import { type ColumnBuffer, Kind } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
 
@@ -40,11 +41,9 @@ const MINUS = 45;
 const PLUS = 43;
 const DOT = 46;
 const SPACE = 32;
-const UNIX_EPOCH_JD = 2440588;
 const TWO32 = 4294967296;
 const TWO53 = 9007199254740992;
 const P10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Parses input position p of the block into `col`, rows from `base`; returns the next row index. */
 export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, base: number): number {
@@ -484,10 +483,6 @@ function decimalLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: numb
 
 // ---- date: YYYY-MM-DD ----
 
-function isLeap(y: number): boolean {
-  return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-}
-
 /** Days since 1970-01-01 of YYYY-MM-DD at src[s..s+10), or NaN. */
 function scanIsoDate(src: Buffer, s: number): number {
   const y0 = src[s]! - 48;
@@ -506,7 +501,7 @@ function scanIsoDate(src: Buffer, s: number): number {
   const y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
   const m = m0 * 10 + m1;
   const d = d0 * 10 + d1;
-  if (y < 1 || m < 1 || m > 12 || d < 1 || (d > DAYS_IN_MONTH[m]! && !(m === 2 && d === 29 && isLeap(y)))) return NaN;
+  if (y < 1 || m < 1 || m > 12 || d < 1 || (d > DAYS_IN_MONTH[m - 1]! && !(m === 2 && d === 29 && isLeap(y)))) return NaN;
   return date2j(y, m, d) - UNIX_EPOCH_JD;
 }
 
