@@ -36,6 +36,7 @@ import { isAscii } from 'node:buffer';
 import type { Batch, Column, Value } from '../types/column.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
+import { isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd } from '../types/json-scan.js';
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
 import { ColumnBuffer } from './csv/columns.js';
 import { DEFAULT_BATCH_ROWS } from './csv/options.js';
@@ -79,7 +80,6 @@ const BACKSLASH = 92;
 const LBRACE = 123;
 const RBRACE = 125;
 const LBRACKET = 91;
-const RBRACKET = 93;
 const COMMA = 44;
 const COLON = 58;
 const MINUS = 45;
@@ -252,7 +252,7 @@ class NdjsonRead {
   private line(s: string, ls: number, le: number): void {
     if (le > ls && s.charCodeAt(le - 1) === CR) le--;
     let i = ls;
-    while (i < le && isWs(s.charCodeAt(i))) i++;
+    while (i < le && isJsonWs(s.charCodeAt(i))) i++;
     if (i === le) return; // blank line
     this.rowsRead++;
     this.kind.fill(Slot.Absent);
@@ -339,16 +339,16 @@ class NdjsonRead {
    */
   private scan(s: string, i: number, le: number): number {
     if (s.charCodeAt(i) !== LBRACE) return SCAN_NOT_OBJECT;
-    i = ws(s, i + 1, le);
-    if (i < le && s.charCodeAt(i) === RBRACE) return ws(s, i + 1, le) === le ? SCAN_OK : SCAN_SYNTAX;
+    i = jsonSkipWs(s, i + 1, le);
+    if (i < le && s.charCodeAt(i) === RBRACE) return jsonSkipWs(s, i + 1, le) === le ? SCAN_OK : SCAN_SYNTAX;
     for (let key = 0; ; key++) {
       if (i >= le || s.charCodeAt(i) !== QUOTE) return SCAN_SYNTAX;
-      const ke = scanString(s, i + 1, le);
+      const ke = jsonStringEnd(s, i + 1, le);
       if (ke < 0) return SCAN_SYNTAX;
-      const c = this.column(s, i + 1, ke, scannedEscape, key);
-      i = ws(s, ke + 1, le);
+      const c = this.column(s, i + 1, ke, jsonScan.escaped, key);
+      i = jsonSkipWs(s, ke + 1, le);
       if (i >= le || s.charCodeAt(i) !== COLON) return SCAN_SYNTAX;
-      i = ws(s, i + 1, le);
+      i = jsonSkipWs(s, i + 1, le);
       if (i >= le) return SCAN_SYNTAX;
       const vs = i;
       const ch = s.charCodeAt(i);
@@ -356,13 +356,13 @@ class NdjsonRead {
       let a = vs;
       let b: number;
       if (ch === QUOTE) {
-        b = scanString(s, i + 1, le);
+        b = jsonStringEnd(s, i + 1, le);
         if (b < 0) return SCAN_SYNTAX;
         a = vs + 1;
-        k = scannedEscape ? Slot.StrEsc : Slot.Str;
+        k = jsonScan.escaped ? Slot.StrEsc : Slot.Str;
         i = b + 1;
       } else if (ch === MINUS || (ch >= 48 && ch <= 57)) {
-        b = scanNumber(s, i, le);
+        b = jsonNumberEnd(s, i, le);
         if (b < 0) return SCAN_SYNTAX;
         k = Slot.Num;
         i = b;
@@ -376,7 +376,7 @@ class NdjsonRead {
         k = Slot.Null;
         b = i += 4;
       } else if (ch === LBRACE || ch === LBRACKET) {
-        b = scanNested(s, i, le);
+        b = jsonNestedEnd(s, i, le);
         if (b < 0) return SCAN_SYNTAX;
         // Brackets balance; the jsonb parser checks the rest (commas, colons, literals).
         try {
@@ -392,15 +392,15 @@ class NdjsonRead {
         this.from[c] = a;
         this.to[c] = b;
       }
-      i = ws(s, i, le);
+      i = jsonSkipWs(s, i, le);
       if (i >= le) return SCAN_SYNTAX;
       const sep = s.charCodeAt(i);
       if (sep === COMMA) {
-        i = ws(s, i + 1, le);
+        i = jsonSkipWs(s, i + 1, le);
         continue;
       }
       if (sep !== RBRACE) return SCAN_SYNTAX;
-      return ws(s, i + 1, le) === le ? SCAN_OK : SCAN_SYNTAX;
+      return jsonSkipWs(s, i + 1, le) === le ? SCAN_OK : SCAN_SYNTAX;
     }
   }
 
@@ -448,103 +448,7 @@ class NdjsonRead {
   }
 }
 
-// ---- scanning helpers (positions in a line string; -1 = not valid JSON) ----
-
-function isWs(c: number): boolean {
-  return c === 32 || c === 9 || c === CR || c === LF;
-}
-
-function ws(s: string, i: number, le: number): number {
-  while (i < le && isWs(s.charCodeAt(i))) i++;
-  return i;
-}
-
-function isHex(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-}
-
-/** Whether the last string scanString scanned had a backslash escape. */
-let scannedEscape = false;
-
-/** From just after an opening quote: the index of the closing quote, or -1 (sets scannedEscape). */
-function scanString(s: string, i: number, le: number): number {
-  scannedEscape = false;
-  while (i < le) {
-    const c = s.charCodeAt(i);
-    if (c === QUOTE) return i;
-    if (c < 0x20) return -1;
-    if (c === BACKSLASH) {
-      scannedEscape = true;
-      const e = s.charCodeAt(i + 1);
-      if (e === 117 /* u */) {
-        if (i + 5 >= le || !isHex(s.charCodeAt(i + 2)) || !isHex(s.charCodeAt(i + 3)) || !isHex(s.charCodeAt(i + 4)) || !isHex(s.charCodeAt(i + 5))) return -1;
-        i += 6;
-        continue;
-      }
-      if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) return -1;
-      i += 2;
-      continue;
-    }
-    i++;
-  }
-  return -1;
-}
-
-/** A JSON number from i: the index just past it, or -1. */
-function scanNumber(s: string, i: number, le: number): number {
-  if (s.charCodeAt(i) === MINUS) i++;
-  if (i >= le) return -1;
-  let c = s.charCodeAt(i);
-  if (c === 48) i++;
-  else if (c >= 49 && c <= 57) while (i < le && isDigit(s.charCodeAt(i))) i++;
-  else return -1;
-  if (i < le && s.charCodeAt(i) === 46 /* . */) {
-    i++;
-    const d = i;
-    while (i < le && isDigit(s.charCodeAt(i))) i++;
-    if (i === d) return -1;
-  }
-  c = s.charCodeAt(i);
-  if (i < le && (c === 101 || c === 69) /* e E */) {
-    i++;
-    c = s.charCodeAt(i);
-    if (c === 43 || c === MINUS) i++;
-    const d = i;
-    while (i < le && isDigit(s.charCodeAt(i))) i++;
-    if (i === d) return -1;
-  }
-  // A number must end at a delimiter: `12x` is not JSON.
-  if (i < le) {
-    c = s.charCodeAt(i);
-    if (!isWs(c) && c !== COMMA && c !== RBRACE && c !== RBRACKET) return -1;
-  }
-  return i;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** An object or array from i: the index just past its closing bracket, or -1 (strings checked). */
-function scanNested(s: string, i: number, le: number): number {
-  let depth = 0;
-  while (i < le) {
-    const c = s.charCodeAt(i);
-    if (c === QUOTE) {
-      const e = scanString(s, i + 1, le);
-      if (e < 0) return -1;
-      i = e + 1;
-      continue;
-    }
-    if (c === LBRACE || c === LBRACKET) depth++;
-    else if (c === RBRACE || c === RBRACKET) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
-  }
-  return -1;
-}
+// ---- scanning: the JSON scanner of ../types/json-scan.ts (positions in a line; -1 = not JSON) ----
 
 function trimCR(buf: Uint8Array, ls: number, le: number): number {
   return le > ls && buf[le - 1] === CR ? le - 1 : le;
@@ -613,31 +517,31 @@ export interface JsonEntry {
 export function jsonLineEntries(line: string): JsonEntry[] | null {
   let le = line.length;
   if (le > 0 && line.charCodeAt(le - 1) === CR) le--;
-  let i = ws(line, 0, le);
+  let i = jsonSkipWs(line, 0, le);
   if (i === le) return [];
   if (line.charCodeAt(i) !== LBRACE) return null;
   const out: JsonEntry[] = [];
-  i = ws(line, i + 1, le);
-  if (i < le && line.charCodeAt(i) === RBRACE) return ws(line, i + 1, le) === le ? out : null;
+  i = jsonSkipWs(line, i + 1, le);
+  if (i < le && line.charCodeAt(i) === RBRACE) return jsonSkipWs(line, i + 1, le) === le ? out : null;
   for (;;) {
     if (i >= le || line.charCodeAt(i) !== QUOTE) return null;
-    const ke = scanString(line, i + 1, le);
+    const ke = jsonStringEnd(line, i + 1, le);
     if (ke < 0) return null;
     const key = JSON.parse(line.slice(i, ke + 1)) as string;
-    i = ws(line, ke + 1, le);
+    i = jsonSkipWs(line, ke + 1, le);
     if (i >= le || line.charCodeAt(i) !== COLON) return null;
-    i = ws(line, i + 1, le);
+    i = jsonSkipWs(line, i + 1, le);
     const ch = line.charCodeAt(i);
     let kind: JsonKind;
     let text: string;
     if (ch === QUOTE) {
-      const b = scanString(line, i + 1, le);
+      const b = jsonStringEnd(line, i + 1, le);
       if (b < 0) return null;
       kind = 'string';
       text = JSON.parse(line.slice(i, b + 1)) as string;
       i = b + 1;
     } else if (ch === MINUS || (ch >= 48 && ch <= 57)) {
-      const b = scanNumber(line, i, le);
+      const b = jsonNumberEnd(line, i, le);
       if (b < 0) return null;
       kind = 'number';
       text = line.slice(i, b);
@@ -651,21 +555,21 @@ export function jsonLineEntries(line: string): JsonEntry[] | null {
       text = 'null';
       i += 4;
     } else if (ch === LBRACE || ch === LBRACKET) {
-      const b = scanNested(line, i, le);
+      const b = jsonNestedEnd(line, i, le);
       if (b < 0) return null;
       kind = 'nested';
       text = line.slice(i, b);
       i = b;
     } else return null;
     out.push({ key, kind, text });
-    i = ws(line, i, le);
+    i = jsonSkipWs(line, i, le);
     if (i >= le) return null;
     const sep = line.charCodeAt(i);
     if (sep === COMMA) {
-      i = ws(line, i + 1, le);
+      i = jsonSkipWs(line, i + 1, le);
       continue;
     }
     if (sep !== RBRACE) return null;
-    return ws(line, i + 1, le) === le ? out : null;
+    return jsonSkipWs(line, i + 1, le) === le ? out : null;
   }
 }

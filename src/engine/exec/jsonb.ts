@@ -1,5 +1,7 @@
+import { jsonNumberEnd, jsonStringEnd } from '../../types/index.js';
+
 /**
- * jsonb equality. paxd stores jsonb as PostgreSQL's normalized output text (../../types/text-io.ts:
+ * jsonb equality. paxd stores jsonb as PostgreSQL's normalized output text (../../types/text/jsonb.ts:
  * keys sorted by length then bytes, duplicates dropped, fixed separators, numbers as
  * numeric_out prints them). Two jsonb values are equal (jsonb `=`, compareJsonbContainers)
  * when they have the same structure, the same strings and numerically equal numbers, so the
@@ -16,25 +18,16 @@ export function jsonbEqualityKey(text: string): string {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // a string: skip to its closing quote (escapes are backslash + one character, or \uXXXX)
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i += 2;
-        else if (d === 34) break;
-        else i++;
-      }
-      i++;
+      // a string: the scanner finds its closing quote (the text is valid jsonb output)
+      const close = jsonStringEnd(text, i + 1, n);
+      i = close < 0 ? n : close + 1;
     } else if (c === 45 || (c >= 48 && c <= 57)) {
       const start = i;
-      let dot = -1;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 46) dot = i;
-        else if (d !== 45 && (d < 48 || d > 57)) break;
-        i++;
-      }
-      if (dot < 0) continue;
+      const stop = jsonNumberEnd(text, i, n);
+      i = stop < 0 ? i + 1 : stop;
+      let dot = start;
+      while (dot < i && text.charCodeAt(dot) !== 46) dot++;
+      if (dot === i) continue;
       let end = i;
       while (end > dot + 1 && text.charCodeAt(end - 1) === 48) end--;
       if (end === dot + 1) end = dot;
