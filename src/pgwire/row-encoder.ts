@@ -1,8 +1,9 @@
 /**
  * DataRow messages in text format straight from Arrow-layout columns (a streaming cursor's
  * batches, ./cursor.ts), with the bytes PostgreSQL's output functions print — exactly what
- * formatText gives for the engine's value of each slot (src/types/text-io.ts), without making
- * a value per slot. All the rows of one call go into one Buffer:
+ * formatText gives for the engine's value of each slot, without making a value per slot: the
+ * byte writers are the output functions' own (src/types: datetime.ts, text/uuid.ts,
+ * text/bytea.ts, text/out.ts), which formatText reads back as strings. All the rows of one call go into one Buffer:
  *
  *   DataRow  offset size
  *            0      1    'D'
@@ -21,12 +22,31 @@
  *   date            YYYY-MM-DD                 timestamp[tz]   YYYY-MM-DD HH:MM:SS[.ffffff][+00]
  *   anything else   formatText(type, getValue(…)) per value (floats, numeric(p,s))
  *
- * Dates and timestamps outside years 1..9999 (BC, five-digit years, ±infinity) go through
- * formatText too. Time zones: paxd's sessions print timestamptz in UTC only (./params.ts
+ * ±infinity dates and timestamps go through formatText. Time zones: paxd's sessions print timestamptz in UTC only (./params.ts
  * refuses any other TimeZone), hence the constant "+00".
  */
 import { endianness } from 'node:os';
-import { type Batch, type Column, type PgType, type Value, formatText, getValue, isDecimal128, j2date, UNIX_EPOCH_JD } from '../types/index.js';
+import {
+  type Batch,
+  type Column,
+  type PgType,
+  type Value,
+  DATEVAL_NOBEGIN,
+  DATEVAL_NOEND,
+  UUID_TEXT_LENGTH,
+  byteaTextLength,
+  dateTextLength,
+  digitCount,
+  formatText,
+  getValue,
+  isDecimal128,
+  putDigits,
+  timestampTextLength,
+  writeByteaText,
+  writeDateText,
+  writeTimestampText,
+  writeUuidText,
+} from '../types/index.js';
 import { BACKEND } from './constants.js';
 
 /** One output column: the batch column it prints (-1: always NULL) and that column's stored type. */
@@ -92,21 +112,9 @@ function kindOf(c: EncoderColumn): number {
   }
 }
 
-/** Days from 1970-01-01 to 0001-01-01 and to 10000-01-01: the four-digit AD years. */
-const DAYS_MIN = -719162;
-const DAYS_END = 2932897;
-const SECS_MIN = DAYS_MIN * 86400;
-const SECS_END = DAYS_END * 86400;
 /** An int64 whose high half is in [-2^21, 2^21) is a safe integer as a double. */
 const SAFE_HI = 2097152;
 const TWO32 = 4294967296;
-
-const HEX = new Uint8Array(512);
-for (let i = 0; i < 256; i++) {
-  const s = i.toString(16).padStart(2, '0');
-  HEX[2 * i] = s.charCodeAt(0);
-  HEX[2 * i + 1] = s.charCodeAt(1);
-}
 
 /** Copies shorter than this are a byte loop (no view object); longer ones are TypedArray.set. */
 const SHORT_COPY = 48;
@@ -197,7 +205,7 @@ export class RowEncoder {
             measureFixed(col, sel, seg.from, seg.to, lens, base + r, pos, r, 1);
             break;
           case K_UUID:
-            measureFixed(col, sel, seg.from, seg.to, lens, base + r, pos, r, 36);
+            measureFixed(col, sel, seg.from, seg.to, lens, base + r, pos, r, UUID_TEXT_LENGTH);
             break;
           case K_BYTES:
             measureBytes(col, sel, seg.from, seg.to, lens, base + r, pos, r, false);
@@ -298,30 +306,6 @@ function isNull(validity: Uint8Array | null, i: number): boolean {
   return validity !== null && (validity[i >>> 3]! & (1 << (i & 7))) === 0;
 }
 
-/** Decimal digits of a non-negative safe integer. */
-function digits(v: number): number {
-  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
-  if (v < 10000000000) return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-  let d = 10;
-  for (let x = Math.floor(v / 10000000000); x > 0; x = Math.floor(x / 10)) d++;
-  return d;
-}
-
-/** Writes a non-negative safe integer's digits ending just before `end`. */
-function putDigits(buf: Buffer, end: number, v: number): void {
-  while (v >= 4294967296) {
-    const q = Math.floor(v / 10);
-    buf[--end] = 48 + (v - q * 10);
-    v = q;
-  }
-  let u = v >>> 0;
-  do {
-    const q = (u / 10) >>> 0;
-    buf[--end] = 48 + (u - q * 10);
-    u = q;
-  } while (u > 0);
-}
-
 function measureInt(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number): void {
   const values = col.values as Int32Array | Int16Array;
   const validity = col.validity;
@@ -332,7 +316,7 @@ function measureInt(col: Column, sel: Uint32Array | null, from: number, to: numb
       continue;
     }
     const v = values[i]!;
-    const len = v < 0 ? 1 + digits(-v) : digits(v);
+    const len = v < 0 ? 1 + digitCount(-v) : digitCount(v);
     lens[at] = len;
     pos[r] = pos[r]! + len;
   }
@@ -375,7 +359,7 @@ function measureInt64(col: Column, sel: Uint32Array | null, from: number, to: nu
     let len: number;
     if (hi >= -SAFE_HI && hi < SAFE_HI) {
       const v = hi * TWO32 + (h[2 * i]! >>> 0);
-      len = v < 0 ? 1 + digits(-v) : digits(v);
+      len = v < 0 ? 1 + digitCount(-v) : digitCount(v);
     } else {
       const s = String((col.values as BigInt64Array)[i]!);
       strs[r] = s;
@@ -445,15 +429,7 @@ function writeUuid(col: Column, sel: Uint32Array | null, from: number, to: numbe
     let o = pos[r]!;
     put32(buf, o, len);
     o += 4;
-    if (len >= 0) {
-      const s = (sel === null ? p : sel[p]!) * 16;
-      for (let k = 0; k < 16; k++) {
-        if (k === 4 || k === 6 || k === 8 || k === 10) buf[o++] = 45;
-        const x = b[s + k]!;
-        buf[o++] = HEX[2 * x]!;
-        buf[o++] = HEX[2 * x + 1]!;
-      }
-    }
+    if (len >= 0) o = writeUuidText(buf, o, b, (sel === null ? p : sel[p]!) * 16);
     pos[r] = o;
   }
 }
@@ -468,7 +444,7 @@ function measureBytes(col: Column, sel: Uint32Array | null, from: number, to: nu
       continue;
     }
     const raw = offsets[i + 1]! - offsets[i]!;
-    const len = hex ? 2 + 2 * raw : raw;
+    const len = hex ? byteaTextLength(raw) : raw;
     lens[at] = len;
     pos[r] = pos[r]! + len;
   }
@@ -502,13 +478,7 @@ function writeBytea(col: Column, sel: Uint32Array | null, from: number, to: numb
     o += 4;
     if (len >= 0) {
       const i = sel === null ? p : sel[p]!;
-      buf[o++] = 92; // '\'
-      buf[o++] = 120; // 'x'
-      for (let k = offsets[i]!, e = offsets[i + 1]!; k < e; k++) {
-        const x = data[k]!;
-        buf[o++] = HEX[2 * x]!;
-        buf[o++] = HEX[2 * x + 1]!;
-      }
+      o = writeByteaText(buf, o, data, offsets[i]!, offsets[i + 1]!);
     }
     pos[r] = o;
   }
@@ -524,12 +494,12 @@ function measureDate(col: Column, sel: Uint32Array | null, from: number, to: num
       continue;
     }
     const d = values[i]!;
-    let len = 10;
-    if (d < DAYS_MIN || d >= DAYS_END) {
+    let len: number;
+    if (d === DATEVAL_NOEND || d === DATEVAL_NOBEGIN) {
       const s = formatText(col.type, d);
       strs[r] = s;
       len = s.length;
-    }
+    } else len = dateTextLength(d);
     lens[at] = len;
     pos[r] = pos[r]! + len;
   }
@@ -547,33 +517,9 @@ function writeDate(col: Column, sel: Uint32Array | null, from: number, to: numbe
     }
     const s = strs[r]!;
     if (s !== null) buf.write(s, o + 4, len, 'latin1');
-    else putDate(buf, o + 4, values[sel === null ? p : sel[p]!]!);
+    else writeDateText(buf, o + 4, values[sel === null ? p : sel[p]!]!);
     pos[r] = o + 4 + len;
   }
-}
-
-/** The last day putDate computed, as its ten bytes: neighbouring rows are mostly on the same day. */
-let lastDays = NaN;
-const lastDate = new Uint8Array(10);
-
-/** YYYY-MM-DD of a day count in [DAYS_MIN, DAYS_END) (four-digit AD years), by the output function's own j2date. */
-function putDate(buf: Buffer, o: number, days: number): void {
-  if (days !== lastDays) {
-    const [y, m, d] = j2date(days + UNIX_EPOCH_JD);
-    const t = lastDate;
-    t[0] = 48 + Math.floor(y / 1000);
-    t[1] = 48 + (Math.floor(y / 100) % 10);
-    t[2] = 48 + (Math.floor(y / 10) % 10);
-    t[3] = 48 + (y % 10);
-    t[4] = 45;
-    t[5] = 48 + Math.floor(m / 10);
-    t[6] = 48 + (m % 10);
-    t[7] = 45;
-    t[8] = 48 + Math.floor(d / 10);
-    t[9] = 48 + (d % 10);
-    lastDays = days;
-  }
-  for (let k = 0; k < 10; k++) buf[o + k] = lastDate[k]!;
 }
 
 /**
@@ -596,16 +542,6 @@ function splitMicros(hi: number, lo: number): void {
   split[1] = rem;
 }
 
-function fracLength(frac: number): number {
-  if (frac === 0) return 0;
-  let len = 7; // '.' + six digits, trailing zeros dropped
-  while (frac % 10 === 0) {
-    frac /= 10;
-    len--;
-  }
-  return len;
-}
-
 function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], tz: boolean): void {
   const h = halvesOf(col);
   const validity = col.validity;
@@ -615,11 +551,13 @@ function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to
       lens[at] = -1;
       continue;
     }
-    splitMicros(h[2 * i + 1]!, h[2 * i]! >>> 0);
+    const hi = h[2 * i + 1]!;
+    const lo = h[2 * i]! >>> 0;
     let len: number;
-    const secs = split[0]!;
-    if (secs >= SECS_MIN && secs < SECS_END) len = 19 + fracLength(split[1]!) + (tz ? 3 : 0);
-    else {
+    if (!isInfinity(hi, lo)) {
+      splitMicros(hi, lo);
+      len = timestampTextLength(split[0]!, split[1]!, tz);
+    } else {
       const s = formatText(col.type, (col.values as BigInt64Array)[i]!);
       strs[r] = s;
       len = s.length;
@@ -648,42 +586,13 @@ function writeTimestamp(col: Column, sel: Uint32Array | null, from: number, to: 
     }
     const i = sel === null ? p : sel[p]!;
     splitMicros(h[2 * i + 1]!, h[2 * i]! >>> 0);
-    const secs = split[0]!;
-    let frac = split[1]!;
-    const days = Math.floor(secs / 86400);
-    const tod = secs - days * 86400;
-    putDate(buf, o, days);
-    const hh = Math.floor(tod / 3600);
-    const mm = Math.floor(tod / 60) % 60;
-    const ss = tod % 60;
-    buf[o + 10] = 32;
-    buf[o + 11] = 48 + Math.floor(hh / 10);
-    buf[o + 12] = 48 + (hh % 10);
-    buf[o + 13] = 58;
-    buf[o + 14] = 48 + Math.floor(mm / 10);
-    buf[o + 15] = 48 + (mm % 10);
-    buf[o + 16] = 58;
-    buf[o + 17] = 48 + Math.floor(ss / 10);
-    buf[o + 18] = 48 + (ss % 10);
-    o += 19;
-    if (frac !== 0) {
-      const kept = fracLength(frac) - 1; // digits after the '.'
-      buf[o] = 46; // '.'
-      for (let k = 6; k > kept; k--) frac = Math.floor(frac / 10); // drop the trailing zeros
-      for (let k = kept; k >= 1; k--) {
-        buf[o + k] = 48 + (frac % 10);
-        frac = Math.floor(frac / 10);
-      }
-      o += kept + 1;
-    }
-    if (tz) {
-      buf[o] = 43; // '+'
-      buf[o + 1] = 48;
-      buf[o + 2] = 48;
-      o += 3;
-    }
-    pos[r] = o;
+    pos[r] = writeTimestampText(buf, o, split[0]!, split[1]!, tz);
   }
+}
+
+/** Whether the int64 with halves hi, lo (lo unsigned) is ±infinity (INT64_MAX or INT64_MIN). */
+function isInfinity(hi: number, lo: number): boolean {
+  return (hi === 0x7fffffff && lo === 0xffffffff) || (hi === -0x80000000 && lo === 0);
 }
 
 function measureGeneric(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], type: PgType): void {

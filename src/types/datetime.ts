@@ -23,6 +23,7 @@
  */
 import { PaxdError, SQLSTATE, unreachable, unsupported } from './errors.js';
 import { I64_MAX, I64_MIN, err, isAlpha, isDigit, isSpace, skipSpace } from './text/scan.js';
+import { latin1, scratch } from './text/out.js';
 
 /** Julian day number of 1970-01-01, and PostgreSQL's limits (datatype/timestamp.h). */
 export const UNIX_EPOCH_JD = 2440588;
@@ -606,22 +607,163 @@ export function parseTimestamp(s: string, withTz: boolean): bigint {
   return us;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Text output: date_out, timestamp_out, timestamptz_out (DateStyle ISO, TimeZone UTC). The
+// layout is written once, as bytes: formatDate/formatTimestamp read them back as a string,
+// and the wire's row encoder (../pgwire/row-encoder.ts) writes them straight into DataRow
+// messages.
+//
+//   date          YYYY-MM-DD[ BC]                         at least 4 year digits; BC: years <= 0
+//   timestamp     YYYY-MM-DD HH:MM:SS[.ffffff][ BC]       fraction without trailing zeros
+//   timestamptz   YYYY-MM-DD HH:MM:SS[.ffffff]+00[ BC]    always UTC
+//   infinities    infinity, -infinity                     (not written by the byte writers)
+
+/** The last day whose y-m-d was computed: neighbouring values are mostly on the same day. */
+let ymdDays = NaN;
+let ymdY = 0;
+let ymdM = 0;
+let ymdD = 0;
+
+function civil(days: number): void {
+  if (days === ymdDays) return;
+  const [y, m, d] = j2date(days + UNIX_EPOCH_JD);
+  ymdDays = days;
+  ymdY = y;
+  ymdM = m;
+  ymdD = d;
+}
+
+/** Digits of the printed year (1 - y for BC), at least 4. */
+function yearWidth(year: number): number {
+  let w = 4;
+  for (let t = 10000; year >= t && w < 16; t *= 10) w++;
+  return w;
+}
+
+/** Writes YYYY-MM-DD of the day civil() computed at o; returns the end. */
+function putYmd(buf: Uint8Array, o: number): number {
+  let year = ymdY <= 0 ? 1 - ymdY : ymdY;
+  const w = year < 10000 ? 4 : yearWidth(year);
+  for (let k = w - 1; k >= 0; k--) {
+    buf[o + k] = 48 + (year % 10);
+    year = Math.floor(year / 10);
+  }
+  o += w;
+  buf[o] = 45; // '-'
+  buf[o + 1] = 48 + Math.floor(ymdM / 10);
+  buf[o + 2] = 48 + (ymdM % 10);
+  buf[o + 3] = 45;
+  buf[o + 4] = 48 + Math.floor(ymdD / 10);
+  buf[o + 5] = 48 + (ymdD % 10);
+  return o + 6;
+}
+
+function putBC(buf: Uint8Array, o: number): number {
+  buf[o] = 32;
+  buf[o + 1] = 66; // 'B'
+  buf[o + 2] = 67; // 'C'
+  return o + 3;
+}
+
+/** Bytes of date_out's text of a finite day count (DATEVAL_NOBEGIN/NOEND excluded). */
+export function dateTextLength(days: number): number {
+  civil(days);
+  const year = ymdY <= 0 ? 1 - ymdY : ymdY;
+  return (year < 10000 ? 10 : yearWidth(year) + 6) + (ymdY <= 0 ? 3 : 0);
+}
+
+/** Writes date_out's text of a finite day count at o; returns the end (o + dateTextLength). */
+export function writeDateText(buf: Uint8Array, o: number, days: number): number {
+  civil(days);
+  o = putYmd(buf, o);
+  return ymdY <= 0 ? putBC(buf, o) : o;
+}
+
+/** Bytes of ".ffffff" without trailing zeros for microseconds 0..999999 (0 for none). */
+function fracLength(usec: number): number {
+  if (usec === 0) return 0;
+  let len = 7;
+  while (usec % 10 === 0) {
+    usec /= 10;
+    len--;
+  }
+  return len;
+}
+
+/**
+ * Bytes of timestamp_out's text for a finite value given as whole seconds since 1970 (rounded
+ * down) and microseconds 0..999999; `tz` adds "+00" (timestamptz).
+ */
+export function timestampTextLength(secs: number, usec: number, tz: boolean): number {
+  const days = Math.floor(secs / 86400);
+  return dateTextLength(days) + 9 + fracLength(usec) + (tz ? 3 : 0);
+}
+
+/** Writes timestamp_out's text at o (see timestampTextLength); returns the end. */
+export function writeTimestampText(buf: Uint8Array, o: number, secs: number, usec: number, tz: boolean): number {
+  const days = Math.floor(secs / 86400);
+  const tod = secs - days * 86400;
+  civil(days);
+  const bc = ymdY <= 0;
+  o = putYmd(buf, o);
+  const hh = Math.floor(tod / 3600);
+  const mm = Math.floor(tod / 60) % 60;
+  const ss = tod % 60;
+  buf[o] = 32;
+  buf[o + 1] = 48 + Math.floor(hh / 10);
+  buf[o + 2] = 48 + (hh % 10);
+  buf[o + 3] = 58; // ':'
+  buf[o + 4] = 48 + Math.floor(mm / 10);
+  buf[o + 5] = 48 + (mm % 10);
+  buf[o + 6] = 58;
+  buf[o + 7] = 48 + Math.floor(ss / 10);
+  buf[o + 8] = 48 + (ss % 10);
+  o += 9;
+  if (usec !== 0) {
+    const kept = fracLength(usec) - 1; // digits after the '.'
+    let f = usec;
+    for (let k = 6; k > kept; k--) f = Math.floor(f / 10); // drop the trailing zeros
+    buf[o] = 46; // '.'
+    for (let k = kept; k >= 1; k--) {
+      buf[o + k] = 48 + (f % 10);
+      f = Math.floor(f / 10);
+    }
+    o += kept + 1;
+  }
+  if (tz) {
+    buf[o] = 43; // '+'
+    buf[o + 1] = 48;
+    buf[o + 2] = 48;
+    o += 3;
+  }
+  return bc ? putBC(buf, o) : o;
+}
+
+/** Seconds since 1970 (rounded down) and microseconds 0..999999 of a µs count. */
+export function splitTimestamp(us: bigint): [number, number] {
+  let secs = us / 1000000n;
+  let usec = Number(us - secs * 1000000n);
+  if (usec < 0) {
+    usec += 1000000;
+    secs -= 1n;
+  }
+  return [Number(secs), usec];
+}
+
 /** date_out: YYYY-MM-DD with at least 4 year digits, " BC" for years <= 0, or [-]infinity. */
 export function formatDate(days: number): string {
   if (days === DATEVAL_NOEND) return 'infinity';
   if (days === DATEVAL_NOBEGIN) return '-infinity';
-  const [y, m, d] = j2date(days + UNIX_EPOCH_JD);
-  return ymd(y, m, d) + (y <= 0 ? ' BC' : '');
+  if (days !== lastDateDays) {
+    lastDate = latin1(scratch, writeDateText(scratch, 0, days));
+    lastDateDays = days;
+  }
+  return lastDate;
 }
 
-function ymd(y: number, m: number, d: number): string {
-  const year = y <= 0 ? 1 - y : y;
-  return (year < 1000 ? String(year).padStart(4, '0') : String(year)) + '-' + pad2(m) + '-' + pad2(d);
-}
-
-function pad2(n: number): string {
-  return n < 10 ? '0' + n : String(n);
-}
+/** formatDate's last answer: dates of neighbouring rows are mostly the same day. */
+let lastDateDays = NaN;
+let lastDate = '';
 
 /**
  * timestamp_out / timestamptz_out with DateStyle ISO and TimeZone UTC:
@@ -631,27 +773,8 @@ function pad2(n: number): string {
 export function formatTimestamp(us: bigint, withTz: boolean): string {
   if (us === TS_NOEND) return 'infinity';
   if (us === TS_NOBEGIN) return '-infinity';
-  let secs = us / 1000000n;
-  let frac = Number(us - secs * 1000000n);
-  if (frac < 0) {
-    frac += 1000000;
-    secs -= 1n;
-  }
-  const s = Number(secs);
-  const days = Math.floor(s / 86400);
-  const tod = s - days * 86400;
-  const [y, m, d] = j2date(days + UNIX_EPOCH_JD);
-  let out = ymd(y, m, d) + ' ' + pad2(Math.floor(tod / 3600)) + ':' + pad2(Math.floor(tod / 60) % 60) + ':' + pad2(tod % 60);
-  if (frac !== 0) {
-    let f = String(frac).padStart(6, '0');
-    let e = 6;
-    while (f.charCodeAt(e - 1) === 48) e--;
-    f = f.slice(0, e);
-    out += '.' + f;
-  }
-  if (withTz) out += '+00';
-  if (y <= 0) out += ' BC';
-  return out;
+  const [secs, usec] = splitTimestamp(us);
+  return latin1(scratch, writeTimestampText(scratch, 0, secs, usec, withTz));
 }
 
 // Named zones. PostgreSQL resolves them with its tz database; paxd asks ICU through Intl.

@@ -39,6 +39,17 @@ export {
   parseTimestamp,
   unitOf,
 } from './datetime.js';
+export {
+  dateTextLength,
+  writeDateText,
+  timestampTextLength,
+  writeTimestampText,
+  DATEVAL_NOBEGIN,
+  DATEVAL_NOEND,
+} from './datetime.js';
+export { UUID_TEXT_LENGTH, writeUuidText } from './text/uuid.js';
+export { byteaTextLength, writeByteaText } from './text/bytea.js';
+export { digitCount, putDigits } from './text/out.js';
 export { jsonScan, jsonSkipWs, jsonStringEnd, jsonNumberEnd, jsonNestedEnd } from './json-scan.js';
 export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
 export * from './units.js';

@@ -5,6 +5,7 @@
  */
 import { type PaxdError, SQLSTATE } from '../errors.js';
 import { err, hexVal } from './scan.js';
+import { HEX_DIGITS, latin1, scratch } from './out.js';
 
 const utf8enc = new TextEncoder();
 
@@ -58,10 +59,26 @@ function badHexDigit(s: string, i: number): PaxdError {
   return err(SQLSTATE.invalid_parameter_value, `invalid hexadecimal digit: "${cp}"`);
 }
 
-export const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** Bytes of byteaout's hex text of n bytes: "\\x" and two digits per byte. */
+export function byteaTextLength(n: number): number {
+  return 2 + 2 * n;
+}
 
+/** Writes byteaout's text (bytea_output 'hex') of data[from, to) at o; returns the end. */
+export function writeByteaText(buf: Uint8Array, o: number, data: Uint8Array, from: number, to: number): number {
+  buf[o++] = 92; // '\'
+  buf[o++] = 120; // 'x'
+  for (let k = from; k < to; k++) {
+    const x = data[k]!;
+    buf[o++] = HEX_DIGITS[2 * x]!;
+    buf[o++] = HEX_DIGITS[2 * x + 1]!;
+  }
+  return o;
+}
+
+/** byteaout. */
 export function formatBytea(b: Uint8Array): string {
-  let s = '\\x';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!]!;
-  return s;
+  const n = byteaTextLength(b.length);
+  const out = n <= scratch.length ? scratch : Buffer.allocUnsafe(n);
+  return latin1(out, writeByteaText(out, 0, b, 0, b.length));
 }

@@ -4,7 +4,7 @@
  */
 import { invalidInput } from '../errors.js';
 import { hexVal } from './scan.js';
-import { HEX } from './bytea.js';
+import { HEX_DIGITS, latin1, scratch } from './out.js';
 
 export function parseUuid(s: string): Uint8Array {
   const out = new Uint8Array(16);
@@ -27,11 +27,21 @@ export function parseUuid(s: string): Uint8Array {
   return out;
 }
 
-export function formatUuid(b: Uint8Array): string {
-  let s = '';
+/** Bytes of uuid_out's text: 8-4-4-4-12 lower-case hex digits. */
+export const UUID_TEXT_LENGTH = 36;
+
+/** Writes uuid_out's text of the 16 bytes at b[from] at o; returns the end. */
+export function writeUuidText(buf: Uint8Array, o: number, b: Uint8Array, from: number): number {
   for (let k = 0; k < 16; k++) {
-    if (k === 4 || k === 6 || k === 8 || k === 10) s += '-';
-    s += HEX[b[k]!]!;
+    if (k === 4 || k === 6 || k === 8 || k === 10) buf[o++] = 45; // '-'
+    const x = b[from + k]!;
+    buf[o++] = HEX_DIGITS[2 * x]!;
+    buf[o++] = HEX_DIGITS[2 * x + 1]!;
   }
-  return s;
+  return o;
+}
+
+/** uuid_out. */
+export function formatUuid(b: Uint8Array): string {
+  return latin1(scratch, writeUuidText(scratch, 0, b, 0));
 }
