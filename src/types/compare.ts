@@ -29,7 +29,8 @@
 import type { Value } from './column.js';
 import { type PgType, isDecimal128 } from './type.js';
 import { compareInterval } from './interval.js';
-import { unreachable } from './errors.js';
+import { PaxdError, unreachable } from './errors.js';
+import { type NumericScan, scanNumeric } from './numeric.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
 export function compareValues(type: PgType, a: Value, b: Value): number {
@@ -128,34 +129,28 @@ export interface NumericParts {
   readonly point: number;
 }
 
-const NUMERIC_RE = /^\s*([+-]?)(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?\s*$/;
+const NUMERIC_PINF: NumericParts = { kind: 'pinf', negative: false, digits: '', point: 0 };
+const NUMERIC_NINF: NumericParts = { kind: 'ninf', negative: true, digits: '', point: 0 };
+const NUMERIC_ZERO: NumericParts = { kind: 'finite', negative: false, digits: '', point: 0 };
 
 /**
  * Parses numeric text as PostgreSQL prints or accepts it ("-12.50", "1e3", "NaN",
- * "Infinity", "-inf"). Returns null for text that is not a numeric.
+ * "Infinity", "-inf"), with numeric_in's scanner (./numeric.ts). Returns null for text that is
+ * not a numeric.
  */
 export function parseNumericText(s: string): NumericParts | null {
-  const m = NUMERIC_RE.exec(s);
-  if (m === null) {
-    const t = s.trim().toLowerCase();
-    if (t === 'nan') return { kind: 'nan', negative: false, digits: '', point: 0 };
-    if (t === 'infinity' || t === '+infinity' || t === 'inf' || t === '+inf') return { kind: 'pinf', negative: false, digits: '', point: 0 };
-    if (t === '-infinity' || t === '-inf') return { kind: 'ninf', negative: true, digits: '', point: 0 };
-    return null;
+  let p: NumericScan;
+  try {
+    p = scanNumeric(s);
+  } catch (e) {
+    if (e instanceof PaxdError) return null;
+    throw e;
   }
-  const intPart = m[2] ?? '';
-  const fracPart = m[3] ?? m[4] ?? '';
-  const exp = m[5] === undefined ? 0 : Number(m[5]);
-  let all = intPart + fracPart;
-  let point = intPart.length + exp;
-  let lead = 0;
-  while (lead < all.length && all.charCodeAt(lead) === 0x30) lead++;
-  let end = all.length;
-  while (end > lead && all.charCodeAt(end - 1) === 0x30) end--;
-  all = all.slice(lead, end);
-  point -= lead;
-  if (all === '') return { kind: 'finite', negative: false, digits: '', point: 0 };
-  return { kind: 'finite', negative: m[1] === '-', digits: all, point };
+  if (p === 'NaN') return NAN_PARTS;
+  if (p === 'Infinity') return NUMERIC_PINF;
+  if (p === '-Infinity') return NUMERIC_NINF;
+  if (p.digits === '') return NUMERIC_ZERO;
+  return { kind: 'finite', negative: p.neg, digits: p.digits, point: p.digits.length + p.exp10 };
 }
 
 /** Rank of the special values in numeric_cmp order. */

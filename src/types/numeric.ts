@@ -23,7 +23,7 @@ import { err, isDigit, onlySpaceFrom, skipSpace, startsWithCI } from './text/sca
 
 
 /** A scanned finite numeric: value = digits × 10^exp10, printed with dscale decimals. */
-export interface NumericParts {
+export interface ScannedNumeric {
   readonly neg: boolean;
   /** Significant digits without leading zeros ('' for zero). */
   readonly digits: string;
@@ -31,7 +31,7 @@ export interface NumericParts {
   readonly dscale: number;
 }
 
-export type NumericScan = NumericParts | 'NaN' | 'Infinity' | '-Infinity';
+export type NumericScan = ScannedNumeric | 'NaN' | 'Infinity' | '-Infinity';
 
 /** NUMERIC_DSCALE_MAX and the int16 weight limit (in base-10000 digits) of numeric storage. */
 const NUMERIC_DSCALE_MAX = 0x3fff;
@@ -49,34 +49,38 @@ function numericOverflow(): PaxdError {
 export function scanNumeric(s: string, typeName = 'numeric'): NumericScan {
   let i = skipSpace(s, 0);
   let special: NumericScan | null = null;
-  if (startsWithCI(s, i, 'nan')) {
-    special = 'NaN';
-    i += 3;
-  } else if (startsWithCI(s, i, 'infinity')) {
-    special = 'Infinity';
-    i += 8;
-  } else if (startsWithCI(s, i, '+infinity')) {
-    special = 'Infinity';
-    i += 9;
-  } else if (startsWithCI(s, i, '-infinity')) {
-    special = '-Infinity';
-    i += 9;
-  } else if (startsWithCI(s, i, 'inf')) {
-    special = 'Infinity';
-    i += 3;
-  } else if (startsWithCI(s, i, '+inf')) {
-    special = 'Infinity';
-    i += 4;
-  } else if (startsWithCI(s, i, '-inf')) {
-    special = '-Infinity';
-    i += 4;
+  // Only a word starting with n or i (after a sign) can be a special value.
+  const c0 = s.charCodeAt(i);
+  const w = (c0 === 43 || c0 === 45 ? s.charCodeAt(i + 1) : c0) | 32;
+  if (w === 110 || w === 105) {
+    if (startsWithCI(s, i, 'nan')) {
+      special = 'NaN';
+      i += 3;
+    } else if (startsWithCI(s, i, 'infinity')) {
+      special = 'Infinity';
+      i += 8;
+    } else if (startsWithCI(s, i, '+infinity')) {
+      special = 'Infinity';
+      i += 9;
+    } else if (startsWithCI(s, i, '-infinity')) {
+      special = '-Infinity';
+      i += 9;
+    } else if (startsWithCI(s, i, 'inf')) {
+      special = 'Infinity';
+      i += 3;
+    } else if (startsWithCI(s, i, '+inf')) {
+      special = 'Infinity';
+      i += 4;
+    } else if (startsWithCI(s, i, '-inf')) {
+      special = '-Infinity';
+      i += 4;
+    }
   }
   if (special !== null) {
     if (!onlySpaceFrom(s, i)) throw invalidInput(typeName, s);
     return special;
   }
   let neg = false;
-  const c0 = s.charCodeAt(i);
   if (c0 === 43) i++;
   else if (c0 === 45) {
     neg = true;
@@ -133,13 +137,13 @@ export function scanNumeric(s: string, typeName = 'numeric'): NumericScan {
   return { neg, digits, exp10, dscale };
 }
 
-export function checkNumericStorage(p: NumericParts): void {
+export function checkNumericStorage(p: ScannedNumeric): void {
   if (p.dscale > NUMERIC_DSCALE_MAX) throw numericOverflow();
   if (p.digits !== '' && p.digits.length + p.exp10 > NUMERIC_MAX_INT_DIGITS) throw numericOverflow();
 }
 
 /** get_str_from_var: the value with exactly dscale decimals, no exponent. */
-export function numericToString(p: NumericParts): string {
+export function numericToString(p: ScannedNumeric): string {
   const { digits, exp10, dscale } = p;
   let intPart: string;
   let frac: string;
