@@ -39,7 +39,7 @@ import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
 import { type ColumnStats, computeStats, mergeStats } from '../stats/index.js';
-import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../types/numeric.js';
+import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../types/index.js';
 import { MAX_ZONE_ROWS } from '../pax/writer.js';
 import { type Predicate, bindPredicate } from './predicate.js';
 import { classify } from './prune.js';

@@ -28,7 +28,7 @@ import type { Value } from '../types/column.js';
 import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
-import { parseDecimalValue } from '../types/numeric.js';
+import { parseDecimalValue } from '../types/index.js';
 import { intervalNotStorable } from '../types/interval.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';

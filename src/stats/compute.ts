@@ -23,7 +23,7 @@ import { type PgType, isDecimal128 } from '../types/type.js';
 import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
-import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue } from '../types/numeric.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue } from '../types/index.js';
 import { intervalNotStorable } from '../types/interval.js';
 import { unreachable } from '../types/errors.js';
 

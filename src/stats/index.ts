@@ -8,4 +8,4 @@ export { computeStats, emptyStats, countSet } from './compute.js';
 export { mergeStats } from './merge.js';
 export { statsToJson, statsFromJson } from './json.js';
 export { STAT_PREFIX_BYTES, incrementLastCodePoint } from './bounds.js';
-export { addDecimalText } from '../types/numeric.js';
+export { addDecimalText } from '../types/index.js';

@@ -13,7 +13,7 @@ import type { Value } from '../types/column.js';
 import { compareValues } from '../types/compare.js';
 import type { PgType } from '../types/type.js';
 import type { ColumnStats } from './types.js';
-import { addDecimalText } from '../types/numeric.js';
+import { addDecimalText } from '../types/index.js';
 
 export function mergeStats(type: PgType, a: ColumnStats, b: ColumnStats): ColumnStats {
   const lo = pick(type, a.min, a.minExact, b.min, b.minExact, -1);

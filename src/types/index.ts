@@ -25,6 +25,9 @@ export {
   parseDecimalValue,
   parseNumeric,
   selectDivScale,
+  numericWeight,
+  NUMERIC_MIN_SIG_DIGITS,
+  NUMERIC_MAX_DISPLAY_SCALE,
 } from './numeric.js';
 export {
   type DateUnit,
@@ -44,8 +47,15 @@ export {
   writeDateText,
   timestampTextLength,
   writeTimestampText,
+  DATE_END_JD,
   DATEVAL_NOBEGIN,
   DATEVAL_NOEND,
+  DAYS_IN_MONTH,
+  TS_END_US,
+  TS_MIN_US,
+  TS_NOBEGIN,
+  TS_NOEND,
+  j2day,
 } from './datetime.js';
 export { UUID_TEXT_LENGTH, writeUuidText } from './text/uuid.js';
 export { byteaTextLength, writeByteaText } from './text/bytea.js';

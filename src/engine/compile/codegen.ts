@@ -24,7 +24,7 @@
  */
 import type { Field, PgType } from '../../types/index.js';
 import { isDecimal128 } from '../../types/index.js';
-import { parseDecimalValue } from '../../types/numeric.js';
+import { parseDecimalValue } from '../../types/index.js';
 import { type CmpOp, type Expr, exprKey } from '../expr.js';
 
 /** Thrown by generated code when a value leaves the range where numbers are exact. */

@@ -22,7 +22,7 @@ import { isCtidField } from '../ctid.js';
 import type { Batch, PgType, Value } from '../../types/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
 import { keyText } from '../exec/hash-aggregate.js';
-import { formatDecimalValue, averageDecimal } from '../../types/numeric.js';
+import { formatDecimalValue, averageDecimal } from '../../types/index.js';
 import type { AggCall, BoundSelect } from '../bind.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from '../exec/batch.js';

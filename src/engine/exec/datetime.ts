@@ -11,8 +11,11 @@
  * The session time zone is UTC, the only one paxd supports: timestamptz then has the same
  * fields as timestamp, and casts between them are the identity.
  */
-import { type PgType, type Value, SQLSTATE, unreachable } from '../../types/index.js';
 import {
+  type PgType,
+  type Value,
+  SQLSTATE,
+  unreachable,
   type DateUnit,
   DATE_END_JD,
   DATEVAL_NOBEGIN,
@@ -27,7 +30,7 @@ import {
   j2date,
   j2day,
   unitOf,
-} from '../../types/datetime.js';
+} from '../../types/index.js';
 import type { DateTimeFn, Expr } from '../expr.js';
 import { US_PER_DAY, intervalParts, makeInterval } from '../../types/interval.js';
 import { SqlError, divisionByZero } from '../errors.js';
@@ -37,12 +40,9 @@ import { numericDiv } from './numeric.js';
 export const SESSION_TIME_ZONE = 'UTC';
 
 const US_PER_SECOND = 1_000_000n;
-/** 'infinity' and '-infinity' stay what they are. */
-const DATE_NOBEGIN = DATEVAL_NOBEGIN;
-const DATE_NOEND = DATEVAL_NOEND;
 
 export function isFiniteDate(d: number): boolean {
-  return d !== DATE_NOBEGIN && d !== DATE_NOEND;
+  return d !== DATEVAL_NOBEGIN && d !== DATEVAL_NOEND;
 }
 
 export function isFiniteTimestamp(us: bigint): boolean {
@@ -82,13 +82,13 @@ export function dateDiff(a: number, b: number): number {
 
 /** date to timestamp at midnight (date2timestamp). */
 export function dateToTimestamp(date: number): bigint {
-  if (!isFiniteDate(date)) return date === DATE_NOEND ? TS_NOEND : TS_NOBEGIN;
+  if (!isFiniteDate(date)) return date === DATEVAL_NOEND ? TS_NOEND : TS_NOBEGIN;
   return checkTimestamp(BigInt(date) * US_PER_DAY);
 }
 
 /** timestamp to date (timestamp_date): the day it falls in; infinities map to infinities. */
 export function timestampToDate(us: bigint): number {
-  if (!isFiniteTimestamp(us)) return us === TS_NOEND ? DATE_NOEND : DATE_NOBEGIN;
+  if (!isFiniteTimestamp(us)) return us === TS_NOEND ? DATEVAL_NOEND : DATEVAL_NOBEGIN;
   return splitTimestamp(us)[0];
 }
 
@@ -368,7 +368,7 @@ export function extractField(units: string, type: DateTimeTypeName, v: number | 
   if (type === 'interval') return extractInterval(unit, lower, v as Uint8Array, as);
   if (type === 'date') {
     const days = v as number;
-    if (!isFiniteDate(days)) return infinitePart(unit, lower, type, days === DATE_NOEND, as);
+    if (!isFiniteDate(days)) return infinitePart(unit, lower, type, days === DATEVAL_NOEND, as);
     switch (unit) {
       case 'microseconds':
       case 'milliseconds':

@@ -12,7 +12,7 @@
  * floats, and numerics of different scales (1.0, 1.00), are not merged yet: a first step.
  */
 import type { PgType, Value } from '../../types/index.js';
-import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal } from '../../types/numeric.js';
+import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal } from '../../types/index.js';
 import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
 import { formatArray } from './arrays.js';
 import { numericVariance } from './numeric.js';

@@ -8,7 +8,7 @@
  */
 import { type PgType, type Value, SQLSTATE, formatText, parseText } from '../../types/index.js';
 import { compareValues } from '../../types/compare.js';
-import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/numeric.js';
+import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/index.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';

@@ -23,7 +23,7 @@ import {
   formatDecimalValue,
   numericWeight,
   parseDecimalValue,
-} from '../../types/numeric.js';
+} from '../../types/index.js';
 import { ENGINE_SQLSTATE, SqlError, divisionByZero, notSupported, outOfRange } from '../errors.js';
 
 const MIN_SIG_DIGITS = NUMERIC_MIN_SIG_DIGITS;

@@ -16,7 +16,7 @@
 import type { Value } from '../../types/column.js';
 import { PaxdError, unreachable } from '../../types/errors.js';
 import { parseText } from '../../types/text-io.js';
-import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap } from '../../types/datetime.js';
+import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap } from '../../types/index.js';
 import { type ColumnBuffer, Kind } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
 
