@@ -76,7 +76,6 @@ const enum Slot {
 const LF = 10;
 const CR = 13;
 const QUOTE = 34;
-const BACKSLASH = 92;
 const LBRACE = 123;
 const RBRACE = 125;
 const LBRACKET = 91;

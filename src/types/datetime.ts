@@ -21,7 +21,7 @@
  * because PostgreSQL might accept them. Dates use PostgreSQL's integer Julian day arithmetic
  * (proleptic Gregorian; year 0 is 1 BC).
  */
-import { PaxdError, SQLSTATE, unreachable, unsupported } from './errors.js';
+import { type PaxdError, SQLSTATE, unreachable, unsupported } from './errors.js';
 import { I64_MAX, I64_MIN, err, isAlpha, isDigit, isSpace, skipSpace } from './text/scan.js';
 import { latin1, scratch } from './text/out.js';
 
