@@ -135,6 +135,7 @@ class TextCopyLoad implements CopyLoad {
     const name = table.name;
     const opts: CsvOptions = {
       format: f.csv ? 'csv' : 'text',
+      stdin: true,
       delimiter: f.delimiter,
       null: f.null,
       ...(f.csv ? { quote: f.quote, escape: f.escape } : {}),

@@ -35,6 +35,11 @@ export interface CsvOptions {
    */
   columns?: readonly string[];
   /**
+   * The input is COPY FROM STDIN: in the text format a `\.` in the middle of a line ends the
+   * data (PostgreSQL discards the rest of the stream; from a file it reads on).
+   */
+  stdin?: boolean;
+  /**
    * false (default): no header line. true: the first line names the columns, which are
    * matched to the table by name (exactly, then case-insensitively), in any order; table
    * columns missing from it get their default (or NULL), as COPY with a column list does.
@@ -95,6 +100,7 @@ export const DEFAULT_BLOCK_BYTES = 1 << 20;
 export interface ResolvedCsvOptions {
   readonly format: 'csv' | 'text';
   readonly columns: readonly string[] | undefined;
+  readonly stdin: boolean;
   readonly delimiter: number;
   readonly quote: number;
   readonly escape: number;
@@ -151,6 +157,7 @@ export function resolveCsvOptions(o: CsvOptions): ResolvedCsvOptions {
   return {
     format,
     columns: o.columns,
+    stdin: o.stdin ?? false,
     delimiter,
     quote,
     escape,

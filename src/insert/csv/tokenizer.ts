@@ -41,9 +41,11 @@
  *   are then data); `\b \f \n \r \t \v`, octal `\ooo` (1-3 digits) and hex `\xh`/`\xhh` are
  *   decoded; a field with any backslash is decoded into `qbuf` (FIELD_QUOTED);
  * - NULL is a field whose raw bytes (before decoding) equal the null string (default `\N`);
- * - `\.` followed by the line terminator ends the data, anywhere in a line: the bytes before it
- *   are the last record (PostgreSQL's CopyReadLineText); `\.` followed by anything else is
- *   "end-of-copy marker corrupt";
+ * - `\.` followed by the line terminator, anywhere in a line, ends the line there: the bytes
+ *   before it are a record (PostgreSQL's CopyReadLineText). Alone on a line it ends the data;
+ *   in the middle of one it ends the data too when reading COPY FROM STDIN (`stdin`:
+ *   PostgreSQL then discards the rest of the stream), while from a file PostgreSQL reads on
+ *   with the next line. `\.` followed by anything else is "end-of-copy marker corrupt";
  * - an unescaped CR or LF of the wrong style is "literal carriage return/newline found in data";
  * - a record whose decoded bytes include a NUL or a byte >= 0x80 from an escape gets
  *   recEscHigh[r] = 1: the reader then checks its decoded fields as UTF-8 (pg_verifymbstr).
@@ -172,6 +174,12 @@ export class CsvTokenizer {
   // Per-field results of escapedField() (text format).
   private qHigh = false;
   private qMarker = false;
+  /** Offset just past the line terminator of the marker found by escapedField(). */
+  private qMarkerNext = 0;
+  /** The record just stored ended at a `\.` that ends the data. */
+  private markerRecord = false;
+  /** COPY FROM STDIN: a `\.` in the middle of a text line ends the data. */
+  private readonly stdin: boolean;
   private qErr: RecordError = RecordError.None;
 
   /**
@@ -194,6 +202,7 @@ export class CsvTokenizer {
     this.recEol = new Uint8Array(cap);
     this.recEscHigh = new Uint8Array(cap);
     this.text = opts.format === 'text';
+    this.stdin = opts.stdin;
     this.qbuf = Buffer.allocUnsafe(4096);
     this.delim = opts.delimiter;
     this.quote = opts.quote;
@@ -226,7 +235,10 @@ export class CsvTokenizer {
       const next = text ? this.textRecord(buf, pos, end, eof, r) : this.record(buf, pos, end, eof, r);
       if (next === NEED_MORE) break;
       pos = next;
-      if (this.ended) break;
+      if (this.ended) {
+        if (this.markerRecord) this.n = ++r; // the text format's last record, cut by `\.`
+        break;
+      }
       this.n = ++r;
     }
     return pos;
@@ -478,8 +490,11 @@ export class CsvTokenizer {
       f++;
       if (marker) {
         recEnd = j;
-        i = end;
-        this.ended = true;
+        if (this.stdin) {
+          i = end;
+          this.ended = true;
+          this.markerRecord = true;
+        } else i = this.qMarkerNext;
         break;
       }
       if (t === C_DELIM) {
@@ -612,6 +627,7 @@ export class CsvTokenizer {
         const m = this.textMarker(buf, i + 2, end, eol);
         if (m === Marker.End) {
           this.qMarker = true;
+          this.qMarkerNext = i + (eol === Eol.CRLF ? 4 : 3);
           break;
         }
         if (this.qErr === RecordError.None) this.qErr = m === Marker.StyleError ? RecordError.MarkerStyle : RecordError.MarkerCorrupt;
