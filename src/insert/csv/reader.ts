@@ -26,11 +26,12 @@
  * skipped (COPY would take it as data).
  */
 import { isAscii } from 'node:buffer';
-import type { Batch, Column, Value } from '../../types/column.js';
+import type { Batch, Value } from '../../types/column.js';
 import { type PaxdError, assert } from '../../types/errors.js';
 import { parseText } from '../../types/text-io.js';
 import type { Field } from '../../types/type.js';
-import { ColumnBuffer } from './columns.js';
+import { BatchBuilder } from '../batch-builder.js';
+import type { ColumnBuffer } from './columns.js';
 import {
   MAX_COLUMNS,
   duplicateColumn,
@@ -118,9 +119,7 @@ class CsvRead implements BlockContext {
   private tableToInput: Int32Array = new Int32Array(0);
   /** Parsed defaults of the table columns the input lacks. */
   private defaults: Value[] = [];
-  private cols: ColumnBuffer[] = [];
-  private batchLen = 0;
-  private dataHints: number[] = [];
+  private batch!: BatchBuilder;
   private readonly errors = new Map<number, RowError>();
   /** Per record: 1 + the table index of the first NOT NULL column holding NULL, else 0. */
   private nn: Int32Array = new Int32Array(0);
@@ -147,7 +146,7 @@ class CsvRead implements BlockContext {
       if (this.ended) break; // after `\.` nothing more is read
     }
     if (!this.ended) yield* this.drain(true);
-    if (this.batchLen > 0) yield this.finishBatch();
+    if (this.batch.length > 0) yield this.batch.finish();
   }
 
   private append(chunk: Uint8Array): void {
@@ -192,7 +191,7 @@ class CsvRead implements BlockContext {
       }
       const tok = this.tok;
       const pos = this.start;
-      const next = tok.tokenize(this.buf, pos, this.fill, eof, this.opts.batchRows - this.batchLen);
+      const next = tok.tokenize(this.buf, pos, this.fill, eof, this.opts.batchRows - this.batch.length);
       if (tok.n === 0) {
         if (tok.ended) {
           this.ended = true;
@@ -206,7 +205,7 @@ class CsvRead implements BlockContext {
       this.parseBlock(pos, next);
       this.start = next;
       if (tok.ended) this.ended = true;
-      if (this.batchLen === this.opts.batchRows) yield this.finishBatch();
+      if (this.batch.length === this.opts.batchRows) yield this.batch.finish();
     }
   }
 
@@ -283,8 +282,8 @@ class CsvRead implements BlockContext {
     this.tok.eol = eol;
     this.bad = new Uint8Array(cap);
     this.nn = new Int32Array(cap);
-    this.dataHints = fields.map(() => 16 * opts.batchRows);
-    this.newBatch();
+    const tableToInput = this.tableToInput;
+    this.batch = new BatchBuilder(fields, (c) => tableToInput[c]!, opts.batchRows);
     this.ready = true;
     return true;
   }
@@ -359,23 +358,6 @@ class CsvRead implements BlockContext {
     });
   }
 
-  // ---- batches ----
-
-  private newBatch(): void {
-    this.cols = this.fields.map((f, c) => new ColumnBuffer(f, c, this.tableToInput[c]!, this.opts.batchRows, this.dataHints[c]!));
-    this.batchLen = 0;
-  }
-
-  private finishBatch(): Batch {
-    const n = this.batchLen;
-    const columns: Column[] = this.cols.map((col, c) => {
-      if (col.phys === 'var') this.dataHints[c] = Math.ceil(col.dataLen * 1.1) + 64;
-      return col.finish(n);
-    });
-    this.newBatch();
-    return { length: n, columns, selection: null };
-  }
-
   // ---- one block ----
 
   private parseBlock(pos: number, next: number): void {
@@ -411,8 +393,8 @@ class CsvRead implements BlockContext {
       }
     }
     if (tok.text) this.checkEscapes(n);
-    const base = this.batchLen;
-    const cols = this.cols;
+    const base = this.batch.length;
+    const cols = this.batch.cols;
     const inputToTable = this.inputToTable;
     for (let p = 0; p < stride; p++) parseColumn(this, cols[inputToTable[p]!]!, p, base);
     if (this.nnAny) {
@@ -449,7 +431,7 @@ class CsvRead implements BlockContext {
       }
     }
     this.fillDefaults(base, good);
-    this.batchLen = base + good;
+    this.batch.length = base + good;
     this.rowsRead += good;
     this.rowsLoaded += good;
   }
@@ -458,7 +440,7 @@ class CsvRead implements BlockContext {
   private fillDefaults(base: number, n: number): void {
     for (let c = 0; c < this.fields.length; c++) {
       if (this.tableToInput[c] !== 0) continue;
-      const col = this.cols[c]!;
+      const col = this.batch.cols[c]!;
       const v = this.defaults[c]!;
       for (let o = base; o < base + n; o++) col.writeValue(o, v);
     }
