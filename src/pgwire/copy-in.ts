@@ -21,7 +21,7 @@
  */
 import type { Table } from '../database.js';
 import { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from '../insert/csv/index.js';
-import type { PaxdError } from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 import { BinaryCopyLoad, CopyError, copyColumns, type CopyFormat, type CopyLoad } from './copy.js';
 
 /** The load for a COPY FROM STDIN in `format` (binary: ./copy.ts). */
@@ -131,14 +131,23 @@ class TextCopyLoad implements CopyLoad {
   private failure: unknown = null;
 
   constructor(table: Table, columns: readonly string[] | null, f: CopyFormat) {
-    this.width = copyColumns(table, columns).filter((s) => s >= 0).length;
+    const source = copyColumns(table, columns);
+    this.width = source.filter((s) => s >= 0).length;
     const name = table.name;
+    // PostgreSQL checks FORCE_* columns before any data (BeginCopyFrom).
+    for (const [list, option] of [[f.forceNotNull, 'FORCE_NOT_NULL'], [f.forceNull, 'FORCE_NULL']] as const) {
+      for (const col of list) {
+        const c = table.fields.findIndex((x) => x.name === col);
+        if (c < 0) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${col}" of relation "${name}" does not exist`);
+        if (source[c]! < 0) throw new PaxdError('invalid_input', '42P10', `${option} column "${col}" not referenced by COPY`);
+      }
+    }
     const opts: CsvOptions = {
       format: f.csv ? 'csv' : 'text',
       stdin: true,
       delimiter: f.delimiter,
       null: f.null,
-      ...(f.csv ? { quote: f.quote, escape: f.escape } : {}),
+      ...(f.csv ? { quote: f.quote, escape: f.escape, forceNull: f.forceNull, forceNotNull: f.forceNotNull } : {}),
       header: f.headerMatch ? 'match' : f.header ? 'skip' : false,
       ...(columns !== null ? { columns } : {}),
       table: name,

@@ -26,6 +26,9 @@ export interface CopyFormat {
   readonly null: string;
   readonly quote: string;
   readonly escape: string;
+  /** FORCE_NULL and FORCE_NOT_NULL columns (CSV, COPY FROM). */
+  readonly forceNull: readonly string[];
+  readonly forceNotNull: readonly string[];
 }
 
 function copyError(message: string): PaxdError {
@@ -40,7 +43,7 @@ function onOff(name: string, v: string): boolean {
 }
 
 /** COPY's options with PostgreSQL's defaults and checks (commands/copy.c ProcessCopyOptions). */
-export function copyFormat(o: CopyOptionsSpec): CopyFormat {
+export function copyFormat(o: CopyOptionsSpec, direction: 'from' | 'to' = 'from'): CopyFormat {
   const fmt = (o.format ?? 'text').toLowerCase();
   if (fmt !== 'text' && fmt !== 'csv' && fmt !== 'binary') throw copyError(`COPY format "${o.format}" not recognized`);
   const csv = fmt === 'csv';
@@ -58,7 +61,12 @@ export function copyFormat(o: CopyOptionsSpec): CopyFormat {
   if (csv && delimiter === quote) throw copyError('COPY delimiter and quote must be different');
   const header = o.header === undefined ? false : o.header.toLowerCase() === 'match' ? true : onOff('header', o.header);
   const headerMatch = o.header !== undefined && o.header.toLowerCase() === 'match';
-  return { binary, csv, header, headerMatch, delimiter, null: o.null ?? (csv ? '' : '\\N'), quote, escape };
+  for (const [list, what] of [[o.force_not_null, 'force not null'], [o.force_null, 'force null']] as const) {
+    if (list === undefined) continue;
+    if (!csv) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `COPY ${what} available only in CSV mode`);
+    if (direction === 'to') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `COPY ${what} only available using COPY FROM`);
+  }
+  return { binary, csv, header, headerMatch, delimiter, null: o.null ?? (csv ? '' : '\\N'), quote, escape, forceNull: o.force_null ?? [], forceNotNull: o.force_not_null ?? [] };
 }
 
 // ---- COPY TO: one line per row ----

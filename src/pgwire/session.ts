@@ -906,7 +906,7 @@ export class Session {
   /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
     if (!stmt.stdio) throw copyFileRefused(stmt.direction);
-    const f = copyFormat(stmt.options);
+    const f = copyFormat(stmt.options, 'to');
     let sql: string;
     if (stmt.query !== null) sql = stmt.query;
     else {

@@ -249,6 +249,7 @@ const GOOD: GoodCase[] = [
   { name: 'text with CRLF and a header', format: 'text', cols: [['a', 'int4'], ['b', 'text']], input: 'a\tb\r\n1\tx\r\n2\t\\N\r\n\\.\r\n', options: 'HEADER' },
   { name: 'csv with HEADER MATCH and a column list', format: 'csv', cols: [['a', 'int4'], ['b', 'text'], ['c', 'int4']], input: 'c,a\n3,1\n4,2\n', options: 'HEADER match', list: '(c, a)' },
   { name: 'csv with every option', format: 'csv', cols: [['a', 'int4'], ['b', 'text'], ['c', 'text']], input: "1;'x;y';NULL\n2;'a\\'b';''\n3;NULL;'NULL'\n", options: "DELIMITER ';', QUOTE '''', ESCAPE '\\', NULL 'NULL'" },
+  { name: 'csv with FORCE_NULL and FORCE_NOT_NULL', format: 'csv', cols: [['a', 'int4'], ['b', 'text'], ['c', 'text'], ['d', 'int4']], input: '1,"",,\n2,x,"",""\n3,,y,7\n', options: 'FORCE_NULL (b, d), FORCE_NOT_NULL (c)' },
   { name: 'text with DELIMITER and NULL', format: 'text', cols: [['a', 'int4'], ['b', 'text']], input: '1|x\\|y\n2|-\n3|\\-\n', options: "DELIMITER '|', NULL '-'" },
 ];
 
