@@ -15,6 +15,7 @@
  */
 import type { Column, Value, Values } from './column.js';
 import { popcount } from './column.js';
+import { unreachable } from './errors.js';
 import { type PgType, type Physical, physicalOf } from './type.js';
 
 export class ColumnBuilder {
@@ -69,6 +70,8 @@ export class ColumnBuilder {
         return v + n * 8;
       case 'fixed16':
         return v + n * 16;
+      default:
+        return unreachable(this.phys);
     }
   }
 

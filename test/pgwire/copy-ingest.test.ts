@@ -12,7 +12,7 @@
  * wire on PostgreSQL's message and CONTEXT line, word for word); for good inputs on the table's
  * content.
  */
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
