@@ -18,6 +18,9 @@
  *             and COPY for --seconds S (60) on lineitem (--sf 0.1): queries/s, COPY rows/s, p50/p99 ms,
  *             errors, every acknowledged row present; and SELECT * of --rows N (1M) rows in text and
  *             binary: rows/s (--skip-pg)
+ *   copy      the same lineitem CSV (SF 0.1; --sf N) through paxd ingest and through COPY FROM STDIN
+ *             (FORMAT csv) over the wire into paxd serve, in the same run: rows/s of each and their
+ *             ratio, target COPY ≥ 0.8× ingest (--runs N, --chunk BYTES per CopyData)
  *   fdw       paxd's table through postgres_fdw (paxd mirror) against a heap table and postgres_fdw to
  *             PostgreSQL: a filter, count(*), GROUP BY, top-10 and SELECT * throughput at fetch_size 100
  *             and 10000 on t1(a, b, c, d) of --rows N (5M; env FDW_ROWS), ratios against the targets
@@ -34,6 +37,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   engine: () => import('./engine.js'),
   inbox: () => import('./inbox.js'),
   wire: () => import('./wire.js'),
+  copy: () => import('./copy.js'),
   fdw: () => import('./fdw.js'),
 };
 

@@ -501,7 +501,8 @@ async function load(t: Target, lineitem: Buffer[], big: Buffer[]): Promise<void>
     const n2 = await copyIn(c, 'COPY big FROM STDIN', big);
     const t2 = performance.now();
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    log(`${t.name}: loaded through COPY ${fmt(n1)} lineitem rows (CSV) in ${s(t1 - t0)}, ${fmt(n2)} big rows (text) in ${s(t2 - t1)}`);
+    const rate = (n: number, ms: number) => `${fmt((n * 1000) / Math.max(ms, 1e-3))} rows/s`;
+    out(`${t.name}: COPY FROM STDIN of ${fmt(n1)} lineitem rows (CSV) in ${s(t1 - t0)} (${rate(n1, t1 - t0)}), ${fmt(n2)} big rows (text) in ${s(t2 - t1)} (${rate(n2, t2 - t1)})`);
   } finally {
     await c.end();
   }

@@ -229,7 +229,7 @@ function formatOfContentType(ct: string | undefined): Format | null {
   }
 }
 
-const EXTENSION: Record<Format, string> = { arrow: 'arrows', csv: 'csv', ndjson: 'ndjson', parquet: 'parquet' };
+const EXTENSION: Record<Format, string> = { arrow: 'arrows', csv: 'csv', text: 'txt', ndjson: 'ndjson', parquet: 'parquet' };
 
 async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);

@@ -11,8 +11,9 @@ import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
 import { readArrow } from './arrow-input.js';
 
-export type Format = 'csv' | 'ndjson' | 'parquet' | 'arrow';
-export const FORMATS: readonly Format[] = ['csv', 'ndjson', 'parquet', 'arrow'];
+/** `text` is PostgreSQL COPY's text format (tab-separated, backslash escapes, `\N`). */
+export type Format = 'csv' | 'text' | 'ndjson' | 'parquet' | 'arrow';
+export const FORMATS: readonly Format[] = ['csv', 'text', 'ndjson', 'parquet', 'arrow'];
 
 export interface Reject {
   readonly file: string;
@@ -70,14 +71,17 @@ export function formatOf(file: string): Format | null {
   return null;
 }
 
-registerFormat('csv', (input, fields, opts) =>
-  readCsv(input.stream, fields, {
-    ...opts.csv,
-    table: opts.table,
-    onError: opts.onError,
-    onReject: (r) => opts.onReject({ file: input.name, line: r.line, column: r.column, code: r.code, message: r.message, raw: r.raw }),
-  }, input.name),
-);
+for (const format of ['csv', 'text'] as const) {
+  registerFormat(format, (input, fields, opts) =>
+    readCsv(input.stream, fields, {
+      ...opts.csv,
+      format,
+      table: opts.table,
+      onError: opts.onError,
+      onReject: (r) => opts.onReject({ file: input.name, line: r.line, column: r.column, code: r.code, message: r.message, raw: r.raw }),
+    }, input.name),
+  );
+}
 
 registerFormat('arrow', (input, fields, opts) => {
   let rows = 0;

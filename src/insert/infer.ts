@@ -72,9 +72,10 @@ export async function inferSchema(format: Format, input: Input, opts: InferOptio
   const sampleBytes = opts.sampleBytes ?? DEFAULT_SAMPLE_BYTES;
   let columns: ColumnSpec[];
   switch (format) {
-    case 'csv': {
+    case 'csv':
+    case 'text': {
       const s = await readSample(input, sampleBytes, isStdin);
-      columns = inferCsv(s.bytes, s.eof, opts.csv ?? {}, sampleRows, input.name);
+      columns = inferCsv(s.bytes, s.eof, { ...opts.csv, format }, sampleRows, input.name);
       break;
     }
     case 'ndjson': {

@@ -33,12 +33,12 @@
  * batch of columns plus the longest line.
  */
 import { isAscii } from 'node:buffer';
-import type { Batch, Column, Value } from '../types/column.js';
+import type { Batch, Value } from '../types/column.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
 import { isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd } from '../types/json-scan.js';
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
-import { ColumnBuffer } from './csv/columns.js';
+import { BatchBuilder } from './batch-builder.js';
 import { DEFAULT_BATCH_ROWS } from './csv/options.js';
 import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './csv/utf8.js';
 import { registerFormat, type FormatReader, type Reject } from './formats.js';
@@ -142,9 +142,7 @@ class NdjsonRead {
   private lineNo = 0;
   private bomChecked = false;
 
-  private cols: ColumnBuffer[] = [];
-  private batchLen = 0;
-  private dataHints: number[];
+  private readonly batch: BatchBuilder;
 
   constructor(fields: readonly Field[], opts: NdjsonOptions, fileName: string) {
     this.fields = fields;
@@ -166,8 +164,7 @@ class NdjsonRead {
       if (!this.byLowerName.has(lower)) this.byLowerName.set(lower, c);
     });
     this.defaults = fields.map((f) => (f.default === undefined ? null : parseText(f.type, f.default)));
-    this.dataHints = fields.map(() => 16 * this.batchRows);
-    this.newBatch();
+    this.batch = new BatchBuilder(fields, (c) => c + 1, this.batchRows);
   }
 
   async *run(source: AsyncIterable<Uint8Array>): AsyncGenerator<Batch, void, undefined> {
@@ -176,7 +173,7 @@ class NdjsonRead {
       yield* this.drain(false);
     }
     yield* this.drain(true);
-    if (this.batchLen > 0) yield this.finishBatch();
+    if (this.batch.length > 0) yield this.batch.finish();
   }
 
   private append(chunk: Uint8Array): void {
@@ -220,7 +217,7 @@ class NdjsonRead {
         if (le < 0) le = s.length;
         this.lineNo++;
         this.line(s, ls, le);
-        if (this.batchLen === this.batchRows) yield this.finishBatch();
+        if (this.batch.length === this.batchRows) yield this.batch.finish();
         ls = next;
       }
     } else {
@@ -239,7 +236,7 @@ class NdjsonRead {
           const s = buf.toString('utf8', ls, le);
           this.line(s, 0, s.length);
         }
-        if (this.batchLen === this.batchRows) yield this.finishBatch();
+        if (this.batch.length === this.batchRows) yield this.batch.finish();
         ls = next;
       }
     }
@@ -288,10 +285,10 @@ class NdjsonRead {
       }
       vals[c] = v;
     }
-    const o = this.batchLen;
-    const cols = this.cols;
+    const o = this.batch.length;
+    const cols = this.batch.cols;
     for (let c = 0; c < fields.length; c++) cols[c]!.writeValue(o, vals[c]!);
-    this.batchLen = o + 1;
+    this.batch.length = o + 1;
     this.rowsLoaded++;
   }
 
@@ -429,22 +426,6 @@ class NdjsonRead {
     return c;
   }
 
-  // ---- batches ----
-
-  private newBatch(): void {
-    this.cols = this.fields.map((f, c) => new ColumnBuffer(f, c, c + 1, this.batchRows, this.dataHints[c]!));
-    this.batchLen = 0;
-  }
-
-  private finishBatch(): Batch {
-    const n = this.batchLen;
-    const columns: Column[] = this.cols.map((col, c) => {
-      if (col.phys === 'var') this.dataHints[c] = Math.ceil(col.dataLen * 1.1) + 64;
-      return col.finish(n);
-    });
-    this.newBatch();
-    return { length: n, columns, selection: null };
-  }
 }
 
 // ---- scanning: the JSON scanner of ../types/json-scan.ts (positions in a line; -1 = not JSON) ----

@@ -1,6 +1,7 @@
 /**
- * COPY through the connection (https://www.postgresql.org/docs/15/sql-copy.html): the text
- * and CSV formats, both ways.
+ * COPY through the connection (https://www.postgresql.org/docs/15/sql-copy.html): options,
+ * COPY TO's formatting, and the binary format both ways. COPY FROM in the text and CSV formats
+ * goes through the ingest tokenizer: ./copy-in.ts.
  *
  *   COPY t FROM STDIN (FORMAT csv, HEADER)   CopyInResponse, CopyData…, CopyDone → one commit
  *   COPY t TO STDOUT                         CopyOutResponse, one CopyData per row, CopyDone
@@ -19,10 +20,15 @@ export interface CopyFormat {
   readonly binary: boolean;
   readonly csv: boolean;
   readonly header: boolean;
+  /** HEADER MATCH: the header line must name the input columns (PostgreSQL 15). */
+  readonly headerMatch: boolean;
   readonly delimiter: string;
   readonly null: string;
   readonly quote: string;
   readonly escape: string;
+  /** FORCE_NULL and FORCE_NOT_NULL columns (CSV, COPY FROM). */
+  readonly forceNull: readonly string[];
+  readonly forceNotNull: readonly string[];
 }
 
 function copyError(message: string): PaxdError {
@@ -37,7 +43,7 @@ function onOff(name: string, v: string): boolean {
 }
 
 /** COPY's options with PostgreSQL's defaults and checks (commands/copy.c ProcessCopyOptions). */
-export function copyFormat(o: CopyOptionsSpec): CopyFormat {
+export function copyFormat(o: CopyOptionsSpec, direction: 'from' | 'to' = 'from'): CopyFormat {
   const fmt = (o.format ?? 'text').toLowerCase();
   if (fmt !== 'text' && fmt !== 'csv' && fmt !== 'binary') throw copyError(`COPY format "${o.format}" not recognized`);
   const csv = fmt === 'csv';
@@ -54,8 +60,13 @@ export function copyFormat(o: CopyOptionsSpec): CopyFormat {
   if (delimiter === '\n' || delimiter === '\r') throw copyError('COPY delimiter cannot be newline or carriage return');
   if (csv && delimiter === quote) throw copyError('COPY delimiter and quote must be different');
   const header = o.header === undefined ? false : o.header.toLowerCase() === 'match' ? true : onOff('header', o.header);
-  if (header && !csv) throw copyError('COPY HEADER available only in CSV mode');
-  return { binary, csv, header, delimiter, null: o.null ?? (csv ? '' : '\\N'), quote, escape };
+  const headerMatch = o.header !== undefined && o.header.toLowerCase() === 'match';
+  for (const [list, what] of [[o.force_not_null, 'force not null'], [o.force_null, 'force null']] as const) {
+    if (list === undefined) continue;
+    if (!csv) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `COPY ${what} available only in CSV mode`);
+    if (direction === 'to') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `COPY ${what} only available using COPY FROM`);
+  }
+  return { binary, csv, header, headerMatch, delimiter, null: o.null ?? (csv ? '' : '\\N'), quote, escape, forceNull: o.force_null ?? [], forceNotNull: o.force_not_null ?? [] };
 }
 
 // ---- COPY TO: one line per row ----
@@ -125,64 +136,48 @@ export function binaryRow(fields: readonly Field[] | readonly { type: PgType }[]
   return Buffer.concat(parts);
 }
 
-// ---- COPY FROM: lines → rows ----
+// ---- COPY FROM, binary format (text and CSV: ./copy-in.ts) ----
 
-/** One input row: its fields (null: the NULL string) and the line it started on. */
-interface InputRow {
-  /** Text fields (null: the NULL string), or values already decoded (binary format). */
-  readonly fields: (string | null)[] | { readonly values: Value[] };
+/** One tuple of the binary format, decoded, and its number (COPY's "line"). */
+interface BinaryRow {
+  readonly values: Value[];
   readonly line: number;
-  readonly raw: string;
 }
 
-/**
- * Cuts COPY FROM data into rows as it arrives: text format escapes, or CSV with quoted
- * fields that may span lines. The end-of-data marker `\.` ends the input.
- */
-export class CopyParser {
-  private pending = '';
-  /** Binary format: bytes not yet cut into tuples, and whether the header was read. */
+/** Cuts the binary format into tuples as CopyData arrives. */
+export class BinaryCopyParser {
+  /** Bytes not yet cut into tuples, and whether the header was read. */
   private pendingBytes = Buffer.alloc(0);
   private headerRead = false;
   private line = 0;
   private ended = false;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
   constructor(
-    private readonly f: CopyFormat,
-    /** The types of the input columns, in order (binary format). */
-    private readonly types: readonly PgType[] = [],
+    /** The types of the input columns, in order. */
+    private readonly types: readonly PgType[],
   ) {}
 
-  /** Rows completed by `chunk`. */
-  push(chunk: Buffer): InputRow[] {
+  /** Tuples completed by `chunk`. */
+  push(chunk: Buffer): BinaryRow[] {
     if (this.ended) return [];
-    if (this.f.binary) {
-      this.pendingBytes = this.pendingBytes.byteLength === 0 ? Buffer.from(chunk) : Buffer.concat([this.pendingBytes, chunk]);
-      return this.binaryRows();
-    }
-    let text: string;
-    try {
-      text = this.decoder.decode(chunk, { stream: true });
-    } catch {
-      throw this.at(new PaxdError('invalid_input', '22021', 'invalid byte sequence for encoding "UTF8"'), this.line + 1);
-    }
-    this.pending += text;
-    return this.rows(false);
+    this.pendingBytes = this.pendingBytes.byteLength === 0 ? Buffer.from(chunk) : Buffer.concat([this.pendingBytes, chunk]);
+    return this.binaryRows();
   }
 
-  /** The last row, when the data did not end with a newline. */
-  end(): InputRow[] {
-    if (this.f.binary) {
-      if (!this.ended) throw this.at(badFormat(this.headerRead ? 'unexpected EOF in COPY data' : 'COPY file signature not recognized'), this.line + 1);
-      return [];
-    }
-    return this.ended ? [] : this.rows(true);
+  /** Checks that the data ended with the trailer. */
+  end(): BinaryRow[] {
+    if (!this.ended) throw this.at(badFormat(this.headerRead ? 'unexpected EOF in COPY data' : 'COPY file signature not recognized'), this.line + 1);
+    return [];
   }
 
-  /** Tuples of the binary format completed so far; `line` counts tuples, as PostgreSQL's CONTEXT does. */
-  private binaryRows(): InputRow[] {
-    const out: InputRow[] = [];
+  /** Lines (tuples) consumed so far. */
+  get lines(): number {
+    return this.line;
+  }
+
+  /** Tuples completed so far; `line` counts tuples, as PostgreSQL's CONTEXT does. */
+  private binaryRows(): BinaryRow[] {
+    const out: BinaryRow[] = [];
     const b = this.pendingBytes;
     let off = 0;
     if (!this.headerRead) {
@@ -234,112 +229,11 @@ export class CopyParser {
       }
       if (!complete) break;
       this.line = line;
-      out.push({ fields: { values }, line, raw: '' });
+      out.push({ values, line });
       off = p;
     }
     this.pendingBytes = b.subarray(off);
     return out;
-  }
-
-  /** Lines of input consumed so far (the header included). */
-  get lines(): number {
-    return this.line;
-  }
-
-  private rows(final: boolean): InputRow[] {
-    const out: InputRow[] = [];
-    for (;;) {
-      const r = this.f.csv ? this.csvRecord(final) : this.textRecord(final);
-      if (r === null) return out;
-      if (r === 'end') {
-        this.ended = true;
-        return out;
-      }
-      if (this.f.header && r.line === 1) continue;
-      out.push(r);
-    }
-  }
-
-  private textRecord(final: boolean): InputRow | 'end' | null {
-    let nl = this.pending.indexOf('\n');
-    if (nl < 0) {
-      if (!final || this.pending === '') return null;
-      nl = this.pending.length;
-    }
-    let raw = this.pending.slice(0, nl);
-    this.pending = this.pending.slice(nl + 1);
-    this.line++;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (raw === '\\.') return 'end';
-    const fields: (string | null)[] = [];
-    for (const piece of splitUnescaped(raw, this.f.delimiter)) fields.push(piece === this.f.null ? null : unescapeText(piece));
-    return { fields, line: this.line, raw };
-  }
-
-  private csvRecord(final: boolean): InputRow | 'end' | null {
-    const f = this.f;
-    const s = this.pending;
-    const fields: (string | null)[] = [];
-    let field = '';
-    let quoted = false;
-    let inQuotes = false;
-    let newlines = 0;
-    let i = 0;
-    for (;;) {
-      if (i >= s.length) {
-        if (!final || (s === '' && fields.length === 0)) return null;
-        if (inQuotes) throw this.at(new PaxdError('invalid_input', WIRE_SQLSTATE.bad_copy_file_format, 'unterminated CSV quoted field'), this.line + 1);
-        break;
-      }
-      const ch = s[i]!;
-      if (inQuotes) {
-        // Inside quotes, the escape character before a quote or another escape stands for it
-        // ("" is a quote when both are '"'); at the end of the data so far, wait for more.
-        if (ch === f.escape) {
-          if (i + 1 >= s.length && !final) return null;
-          const next = s[i + 1];
-          if (next === f.quote || next === f.escape) {
-            field += next;
-            i += 2;
-            continue;
-          }
-        }
-        if (ch === f.quote) {
-          inQuotes = false;
-          i++;
-          continue;
-        }
-        if (ch === '\n') newlines++;
-        field += ch;
-        i++;
-        continue;
-      }
-      if (ch === f.quote) {
-        inQuotes = true;
-        quoted = true;
-        i++;
-        continue;
-      }
-      if (ch === f.delimiter) {
-        fields.push(!quoted && field === f.null ? null : field);
-        field = '';
-        quoted = false;
-        i++;
-        continue;
-      }
-      if (ch === '\n' || ch === '\r') break;
-      field += ch;
-      i++;
-    }
-    let end = i;
-    if (s[end] === '\r') end++;
-    if (s[end] === '\n') end++;
-    const raw = s.slice(0, i);
-    this.pending = s.slice(end);
-    this.line += 1 + newlines;
-    if (raw === '\\.' && fields.length === 0) return 'end';
-    fields.push(!quoted && field === f.null ? null : field);
-    return { fields, line: this.line - newlines, raw };
   }
 
   private at(e: PaxdError, line: number): PaxdError {
@@ -347,89 +241,45 @@ export class CopyParser {
   }
 }
 
-/** Splits on `delim` not preceded by a backslash escape. */
-function splitUnescaped(raw: string, delim: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] === '\\') i++;
-    else if (raw[i] === delim) {
-      out.push(raw.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(raw.slice(start));
-  return out;
-}
-
-/** COPY text escapes: \b \f \n \r \t \v \\ \ooo \xhh; any other \c is c. */
-function unescapeText(s: string): string {
-  if (!s.includes('\\')) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (ch !== '\\' || i + 1 >= s.length) {
-      out += ch;
-      continue;
-    }
-    const c = s[++i]!;
-    switch (c) {
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'v':
-        out += '\v';
-        break;
-      case 'x': {
-        const m = /^[0-9a-fA-F]{1,2}/.exec(s.slice(i + 1));
-        if (m === null) out += 'x';
-        else {
-          out += String.fromCharCode(parseInt(m[0], 16));
-          i += m[0].length;
-        }
-        break;
-      }
-      default: {
-        const m = /^[0-7]{1,3}/.exec(s.slice(i));
-        if (m !== null) {
-          out += String.fromCharCode(parseInt(m[0], 8) & 0xff);
-          i += m[0].length - 1;
-        } else out += c;
-      }
-    }
-  }
-  return out;
-}
-
 /** Rows buffered before they become one batch for the sink. */
 const BATCH_ROWS = 8192;
 
+/** What the session drives during COPY FROM STDIN, whatever the format. */
+export interface CopyLoad {
+  /** The COPY's input columns, for CopyInResponse. */
+  readonly width: number;
+  /** One CopyData message's bytes; resolves once they are taken (backpressure). */
+  push(chunk: Buffer): Promise<void>;
+  /** CopyDone: ends the input, commits, and returns the rows copied. */
+  finish(): Promise<number>;
+  /** Commits nothing. */
+  abort(): Promise<void>;
+}
+
+/** Input position per table field (-1: not in the column list), checking the list as PostgreSQL does. */
+export function copyColumns(table: Table, columns: readonly string[] | null): number[] {
+  const fields = table.fields;
+  const names = columns ?? fields.map((f) => f.name);
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (!fields.some((f) => f.name === n))
+      throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${n}" of relation "${table.name}" does not exist`);
+    if (seen.has(n)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${n}" specified more than once`);
+    seen.add(n);
+  }
+  return fields.map((f) => names.indexOf(f.name));
+}
+
 /**
- * One COPY FROM into a table: rows are checked and parsed as they arrive, written to one sink
- * in batches, and committed once at the end.
- *
- *   const load = new CopyLoad(table, null, copyFormat({ format: 'csv' }));
- *   await load.push(chunk) …; const rows = await load.finish();   // or load.abort()
+ * COPY FROM in the binary format into a table: tuples are decoded as they arrive (./binary.ts),
+ * written to one sink in batches, and committed once at the end.
  */
-export class CopyLoad {
-  private readonly parser: CopyParser;
+export class BinaryCopyLoad implements CopyLoad {
+  private readonly parser: BinaryCopyParser;
   private readonly sink;
   /** Input position per table field, -1 when the column is not in the COPY's column list. */
   private readonly source: readonly number[];
   private readonly defaults: readonly Value[];
-  /** Buffered rows: text fields, or decoded values (binary format). */
   private buffered: Value[][] = [];
   private bufferedLines: number[] = [];
   private rows = 0;
@@ -437,27 +287,15 @@ export class CopyLoad {
   constructor(
     private readonly table: Table,
     columns: readonly string[] | null,
-    private readonly format: CopyFormat,
   ) {
     const fields = table.fields;
+    this.source = copyColumns(table, columns);
     const names = columns ?? fields.map((f) => f.name);
-    const seen = new Set<string>();
-    for (const n of names) {
-      if (!fields.some((f) => f.name === n))
-        throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${n}" of relation "${table.name}" does not exist`);
-      if (seen.has(n)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${n}" specified more than once`);
-      seen.add(n);
-    }
-    this.source = fields.map((f) => names.indexOf(f.name));
     this.defaults = fields.map((f) => (f.default === undefined ? null : parseText(f.type, f.default)));
-    this.parser = new CopyParser(
-      format,
-      names.map((n) => fields.find((f) => f.name === n)!.type),
-    );
+    this.parser = new BinaryCopyParser(names.map((n) => fields.find((f) => f.name === n)!.type));
     this.sink = table.sink();
   }
 
-  /** The COPY's input columns in order, for CopyInResponse. */
   get width(): number {
     return this.source.filter((s) => s >= 0).length;
   }
@@ -466,7 +304,6 @@ export class CopyLoad {
     for (const r of this.parsed(() => this.parser.push(chunk))) await this.add(r);
   }
 
-  /** Ends the input, commits, and returns the rows copied. */
   async finish(): Promise<number> {
     for (const r of this.parsed(() => this.parser.end())) await this.add(r);
     await this.flush();
@@ -475,11 +312,11 @@ export class CopyLoad {
   }
 
   /** The parser's rows; its errors get the CONTEXT of the line they name. */
-  private parsed(cut: () => InputRow[]): InputRow[] {
+  private parsed(cut: () => BinaryRow[]): BinaryRow[] {
     try {
       return cut();
     } catch (e) {
-      if (e instanceof PaxdError && !(e instanceof CopyError)) throw this.context(e, e.line ?? this.parser.lines + 1, null, null);
+      if (e instanceof PaxdError && !(e instanceof CopyError)) throw this.context(e, e.line ?? this.parser.lines + 1);
       throw e;
     }
   }
@@ -488,20 +325,8 @@ export class CopyLoad {
     await this.sink.abort();
   }
 
-  private async add(r: InputRow): Promise<void> {
-    const width = this.width;
-    if (!Array.isArray(r.fields)) {
-      this.buffered.push(r.fields.values);
-      this.bufferedLines.push(r.line);
-      if (this.buffered.length >= BATCH_ROWS) await this.flush();
-      return;
-    }
-    if (r.fields.length > width) throw this.context(badFormat('extra data after last expected column'), r.line, null, null);
-    if (r.fields.length < width) {
-      const missing = this.table.fields[this.source.indexOf(r.fields.length)]?.name ?? '';
-      throw this.context(badFormat(`missing data for column "${missing}"`), r.line, null, null);
-    }
-    this.buffered.push(r.fields);
+  private async add(r: BinaryRow): Promise<void> {
+    this.buffered.push(r.values);
     this.bufferedLines.push(r.line);
     if (this.buffered.length >= BATCH_ROWS) await this.flush();
   }
@@ -514,19 +339,8 @@ export class CopyLoad {
       const values: Value[] = new Array(n);
       const src = this.source[c]!;
       for (let i = 0; i < n; i++) {
-        const text = src < 0 ? undefined : this.buffered[i]![src];
-        let v: Value;
-        if (text === undefined) v = this.defaults[c]!;
-        else if (text === null) v = null;
-        else if (this.format.binary) v = text;
-        else {
-          try {
-            v = parseText(f.type, text as string);
-          } catch (e) {
-            throw this.context(e, this.bufferedLines[i]!, f.name, text as string);
-          }
-        }
-        if (v === null && f.notNull) throw this.context(notNull(f, this.table.name, this.buffered[i]!.map((x) => (x === null ? null : String(x)))), this.bufferedLines[i]!, null, null);
+        const v = src < 0 ? this.defaults[c]! : this.buffered[i]![src]!;
+        if (v === null && f.notNull) throw this.context(notNull(f, this.table.name, this.buffered[i]!.map((x) => (x === null ? null : String(x)))), this.bufferedLines[i]!);
         values[i] = v;
       }
       return columnOf(typeOf(f), values);
@@ -537,9 +351,9 @@ export class CopyLoad {
     this.rows += n;
   }
 
-  /** PostgreSQL's CopyFromErrorCallback: `COPY t, line 3, column x: "12x"`. */
-  private context(e: unknown, line: number, column: string | null, value: string | null): PaxdError {
-    const where = `COPY ${this.table.name}, line ${line}` + (column === null ? '' : `, column ${column}: ${value === null ? 'null input' : `"${value}"`}`);
+  /** PostgreSQL's CopyFromErrorCallback for the binary format: `COPY t, line 3`. */
+  private context(e: unknown, line: number): PaxdError {
+    const where = `COPY ${this.table.name}, line ${line}`;
     if (e instanceof PaxdError) return new CopyError(e, where);
     return new CopyError(new PaxdError('internal', SQLSTATE.internal_error, String(e)), where);
   }

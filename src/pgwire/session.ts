@@ -68,7 +68,8 @@ import { splitCached, splitStatements, type Statement, type TransactionVerb } fr
 import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
 import { Cursor, StreamCursor } from './cursor.js';
 import { Slab } from './row-encoder.js';
-import { binaryHeader, binaryRow, binaryTrailer, CopyError, CopyLoad, copyFormat, formatRow } from './copy.js';
+import { binaryHeader, binaryRow, binaryTrailer, CopyError, type CopyLoad, copyFormat, formatRow } from './copy.js';
+import { openCopyLoad } from './copy-in.js';
 import { sessionDatabase, Transaction, writeSetTable } from './transaction.js';
 import { catalogQuery } from './catalog.js';
 import type { WireLog } from './server.js';
@@ -905,7 +906,7 @@ export class Session {
   /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
     if (!stmt.stdio) throw copyFileRefused(stmt.direction);
-    const f = copyFormat(stmt.options);
+    const f = copyFormat(stmt.options, 'to');
     let sql: string;
     if (stmt.query !== null) sql = stmt.query;
     else {
@@ -931,7 +932,7 @@ export class Session {
     // In a transaction block the rows go to its write set (./transaction.ts writeSetTable).
     const tx = this.tx;
     const table = await this.guarded(() => (tx !== null ? openForCopy(tx.db, stmt.table!, true) : openForCopy(this.ctx.db, stmt.table!)));
-    const load = new CopyLoad(table, stmt.columns, format);
+    const load = openCopyLoad(table, stmt.columns, format);
     const abort = new AbortController();
     this.copyIn = { load, stmt, rest, abort };
     this.current = abort;

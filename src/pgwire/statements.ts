@@ -28,6 +28,9 @@ export interface CopyOptionsSpec {
   readonly null?: string;
   readonly quote?: string;
   readonly escape?: string;
+  /** FORCE_NULL / FORCE_NOT_NULL column lists (CSV only). */
+  readonly force_null?: readonly string[];
+  readonly force_not_null?: readonly string[];
 }
 
 export type Statement = (
@@ -244,14 +247,20 @@ function classifyDeclare(d: Json, text: string): Kind {
 }
 
 function classifyCopy(c: Json, text: string): Kind {
-  const options: Record<string, string> = {};
+  const options: Record<string, string | string[]> = {};
   for (const o of (c.options ?? []) as Json[]) {
     const d = o.DefElem;
     const a = d.arg;
+    if (a?.List !== undefined) {
+      // FORCE_NULL (a, b): a list of column names
+      options[d.defname as string] = ((a.List.items ?? []) as Json[]).map((i) => String(i.String?.sval ?? ''));
+      continue;
+    }
     const v = a === undefined ? 'true' : a.String !== undefined ? String(a.String.sval ?? '') : a.Boolean !== undefined ? (a.Boolean.boolval === true ? 'true' : 'false') : a.Integer !== undefined ? String(a.Integer.ival ?? 0) : '';
     options[d.defname as string] = v;
   }
-  const known = new Set(['format', 'header', 'delimiter', 'null', 'quote', 'escape']);
+  const known = new Set(['format', 'header', 'delimiter', 'null', 'quote', 'escape', 'force_null', 'force_not_null']);
+  for (const k of ['force_null', 'force_not_null']) if (options[k] !== undefined && !Array.isArray(options[k])) return { kind: 'unsupported', feature: `COPY option "${k}" without a column list` };
   for (const k of Object.keys(options)) if (!known.has(k)) return { kind: 'unsupported', feature: `COPY option "${k}"` };
   const query = c.query === undefined ? null : parenthesized(text);
   if (c.query !== undefined && query === null) return { kind: 'unsupported', feature: 'this form of COPY (query)' };

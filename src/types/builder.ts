@@ -1,163 +1,313 @@
 /**
- * Growable column builders: append values (or NULLs) and finish into a Column.
- * Used outside the hottest paths (tests, value-at-a-time input); bulk inputs fill typed
- * arrays directly.
+ * The column builder: a column's buffers in Arrow layout (./column.ts), filled two ways.
+ *
+ * - Appending (`append`, `appendNull`, then `finish()`): value-at-a-time inputs, tests,
+ *   statistics; the buffers grow as needed and `finish()` returns an exact copy and starts over.
+ * - Writing by index (`writeValue(o, v)`, `setNull(o)`, or straight into the typed arrays, then
+ *   `finishAt(length)`): the bulk readers (../insert/csv, ../insert/ndjson) size a builder for
+ *   a whole batch, write row o directly, and take the first rows as views (no copy).
+ *
+ * Validity starts all set and a NULL clears its bit; booleans start all clear. A range written
+ * again (a block re-parsed without its rejected rows) first calls resetRange().
+ *
+ *   const b = new ColumnBuilder({ id: 'int4' });
+ *   b.append(1); b.appendNull(); b.finish();   // { length: 2, nullCount: 1, values: Int32Array [1, 0], … }
  */
 import type { Column, Value, Values } from './column.js';
-import { type PgType, physicalOf, byteWidth } from './type.js';
-
-const enc = new TextEncoder();
+import { popcount } from './column.js';
+import { unreachable } from './errors.js';
+import { type PgType, type Physical, physicalOf } from './type.js';
 
 export class ColumnBuilder {
   readonly type: PgType;
-  private readonly phys;
+  readonly phys: Physical;
+  /** Rows the buffers hold. */
+  capacity = 0;
+  validity: Uint8Array = EMPTY;
+  /** i16 values. */
+  i16: Int16Array | null = null;
+  /** i32 values; for i64 and fixed16 a view of their words (little-endian halves). */
+  i32: Int32Array | null = null;
+  i64: BigInt64Array | null = null;
+  f32: Float32Array | null = null;
+  f64: Float64Array | null = null;
+  /** Bit-packed booleans, or the bytes of fixed16 values. */
+  bytes: Uint8Array | null = null;
+  offsets: Int32Array | null = null;
+  /** Var-width data; `dataLen` bytes of it are used. */
+  data: Buffer = EMPTY_BUFFER;
+  dataLen = 0;
+  /** Rows appended (append mode). */
   private len = 0;
-  private nulls = 0;
-  private validity: Uint8Array;
-  private fixed: Uint8Array; // fixed-width values, or bit-packed booleans
-  private offsets: Int32Array;
-  private data: Uint8Array;
-  private dataLen = 0;
-  private readonly width: number;
 
-  constructor(type: PgType, capacity = 1024) {
+  constructor(type: PgType, capacity = 1024, dataHint = capacity * 8) {
     this.type = type;
     this.phys = physicalOf(type);
-    this.width = byteWidth(this.phys);
-    const cap = Math.max(8, capacity);
-    this.validity = new Uint8Array((cap + 7) >>> 3);
-    this.fixed = new Uint8Array(this.phys === 'bit' ? (cap + 7) >>> 3 : this.width * cap);
-    this.offsets = new Int32Array(this.phys === 'var' ? cap + 1 : 1);
-    this.data = new Uint8Array(this.phys === 'var' ? cap * 8 : 0);
+    this.allocate(Math.max(8, capacity), dataHint);
   }
 
+  /** Rows appended so far. */
   get length(): number {
     return this.len;
   }
 
-  /** Approximate bytes buffered so far. */
+  /** Approximate bytes buffered so far (append mode). */
   get byteSize(): number {
-    return ((this.len + 7) >>> 3) + (this.phys === 'var' ? this.len * 4 + this.dataLen : this.phys === 'bit' ? (this.len + 7) >>> 3 : this.len * this.width);
+    const n = this.len;
+    const v = (n + 7) >>> 3;
+    switch (this.phys) {
+      case 'var':
+        return v + n * 4 + this.dataLen;
+      case 'bit':
+        return v + v;
+      case 'i16':
+        return v + n * 2;
+      case 'i32':
+      case 'f32':
+        return v + n * 4;
+      case 'i64':
+      case 'f64':
+        return v + n * 8;
+      case 'fixed16':
+        return v + n * 16;
+      default:
+        return unreachable(this.phys);
+    }
   }
 
-  private grow(): void {
-    const cap = this.validity.length * 8;
-    const ncap = cap * 2;
-    this.validity = copyInto(new Uint8Array(ncap >>> 3), this.validity);
-    if (this.phys === 'bit') this.fixed = copyInto(new Uint8Array(ncap >>> 3), this.fixed);
-    else if (this.phys === 'var') {
-      const o = new Int32Array(ncap + 1);
-      o.set(this.offsets);
-      this.offsets = o;
-    } else this.fixed = copyInto(new Uint8Array(ncap * this.width), this.fixed);
-  }
-
-  private ensureData(extra: number): void {
-    if (this.dataLen + extra <= this.data.length) return;
-    let n = Math.max(64, this.data.length * 2);
-    while (n < this.dataLen + extra) n *= 2;
-    this.data = copyInto(new Uint8Array(n), this.data.subarray(0, this.dataLen));
-  }
-
-  appendNull(): void {
-    if (this.len === this.validity.length * 8) this.grow();
-    if (this.phys === 'var') this.offsets[this.len + 1] = this.dataLen;
-    this.len++;
-    this.nulls++;
-  }
-
-  /** Appends a value in paxd's scalar representation (see Value in ./column.ts). */
-  append(v: Value): void {
-    if (v === null) return this.appendNull();
-    if (this.len === this.validity.length * 8) this.grow();
-    const i = this.len;
-    this.validity[i >>> 3]! |= 1 << (i & 7);
-    const dv = new DataView(this.fixed.buffer, this.fixed.byteOffset, this.fixed.byteLength);
+  /** Fresh buffers for `capacity` rows, keeping rows [0, keep) of the old ones. */
+  private allocate(capacity: number, dataHint: number, keep = 0): void {
+    const old = { validity: this.validity, i16: this.i16, i32: this.i32, f32: this.f32, f64: this.f64, bytes: this.bytes, offsets: this.offsets };
+    this.capacity = capacity;
+    const validity = new Uint8Array((capacity + 7) >>> 3).fill(0xff);
+    if (keep > 0) validity.set(old.validity.subarray(0, (keep + 7) >>> 3));
+    this.validity = validity;
     switch (this.phys) {
       case 'i16':
-        dv.setInt16(i * 2, v as number, true);
+        this.i16 = grown(new Int16Array(capacity), old.i16, keep);
         break;
       case 'i32':
-        dv.setInt32(i * 4, v as number, true);
+        this.i32 = grown(new Int32Array(capacity), old.i32, keep);
         break;
-      case 'i64':
-        dv.setBigInt64(i * 8, v as bigint, true);
+      case 'i64': {
+        const ab = new ArrayBuffer(capacity * 8);
+        this.i32 = grown(new Int32Array(ab), old.i32, keep * 2);
+        this.i64 = new BigInt64Array(ab);
         break;
+      }
       case 'f32':
-        dv.setFloat32(i * 4, v as number, true);
+        this.f32 = grown(new Float32Array(capacity), old.f32, keep);
         break;
       case 'f64':
-        dv.setFloat64(i * 8, v as number, true);
+        this.f64 = grown(new Float64Array(capacity), old.f64, keep);
         break;
       case 'bit':
-        if (v) this.fixed[i >>> 3]! |= 1 << (i & 7);
+        this.bytes = grown(new Uint8Array((capacity + 7) >>> 3), old.bytes, (keep + 7) >>> 3);
+        break;
+      case 'fixed16': {
+        const ab = new ArrayBuffer(capacity * 16);
+        this.bytes = grown(new Uint8Array(ab), old.bytes, keep * 16);
+        this.i32 = new Int32Array(ab);
+        break;
+      }
+      case 'var':
+        this.offsets = grown(new Int32Array(capacity + 1), old.offsets, keep + 1);
+        if (keep === 0) {
+          this.data = Buffer.allocUnsafeSlow(Math.max(64, dataHint));
+          this.dataLen = 0;
+        }
+        break;
+    }
+  }
+
+  // ---- writing by index ----
+
+  /** Makes room for `extra` more bytes of var-width data. */
+  ensureData(extra: number): Buffer {
+    if (this.dataLen + extra > this.data.length) {
+      let n = Math.max(64, this.data.length * 2);
+      while (n < this.dataLen + extra) n *= 2;
+      const nb = Buffer.allocUnsafeSlow(n);
+      this.data.copy(nb, 0, 0, this.dataLen);
+      this.data = nb;
+    }
+    return this.data;
+  }
+
+  /** Row o is NULL: clear its bit, zero its value. */
+  setNull(o: number): void {
+    this.validity[o >>> 3]! &= ~(1 << (o & 7));
+    switch (this.phys) {
+      case 'i16':
+        this.i16![o] = 0;
+        break;
+      case 'i32':
+        this.i32![o] = 0;
+        break;
+      case 'i64':
+        this.i32![2 * o] = 0;
+        this.i32![2 * o + 1] = 0;
+        break;
+      case 'f32':
+        this.f32![o] = 0;
+        break;
+      case 'f64':
+        this.f64![o] = 0;
+        break;
+      case 'bit':
+        this.bytes![o >>> 3]! &= ~(1 << (o & 7));
+        break;
+      case 'fixed16':
+        this.bytes!.fill(0, o * 16, o * 16 + 16);
+        break;
+      case 'var':
+        this.offsets![o + 1] = this.dataLen;
+        break;
+    }
+  }
+
+  /** Row o holds `v`, a value in paxd's scalar representation (see Value in ./column.ts). */
+  writeValue(o: number, v: Value): void {
+    if (v === null) return this.setNull(o);
+    switch (this.phys) {
+      case 'i16':
+        this.i16![o] = v as number;
+        break;
+      case 'i32':
+        this.i32![o] = v as number;
+        break;
+      case 'i64':
+        this.i64![o] = v as bigint;
+        break;
+      case 'f32':
+        this.f32![o] = v as number;
+        break;
+      case 'f64':
+        this.f64![o] = v as number;
+        break;
+      case 'bit':
+        if (v) this.bytes![o >>> 3]! |= 1 << (o & 7);
+        else this.bytes![o >>> 3]! &= ~(1 << (o & 7));
         break;
       case 'fixed16':
         if (typeof v === 'bigint') {
-          dv.setBigUint64(i * 16, BigInt.asUintN(64, v), true);
-          dv.setBigUint64(i * 16 + 8, BigInt.asUintN(64, v >> 64n), true);
-        } else this.fixed.set(v as Uint8Array, i * 16);
+          const i = o * 4;
+          const w = this.i32!;
+          w[i] = Number(BigInt.asIntN(32, v));
+          w[i + 1] = Number(BigInt.asIntN(32, v >> 32n));
+          w[i + 2] = Number(BigInt.asIntN(32, v >> 64n));
+          w[i + 3] = Number(BigInt.asIntN(32, v >> 96n));
+        } else this.bytes!.set(v as Uint8Array, o * 16);
         break;
       case 'var': {
-        const bytes = typeof v === 'string' ? enc.encode(v) : (v as Uint8Array);
-        this.ensureData(bytes.length);
-        this.data.set(bytes, this.dataLen);
-        this.dataLen += bytes.length;
-        this.offsets[i + 1] = this.dataLen;
+        if (typeof v === 'string') {
+          const d = this.ensureData(v.length * 3);
+          this.dataLen += d.write(v, this.dataLen, 'utf8');
+        } else {
+          const b = v as Uint8Array;
+          const d = this.ensureData(b.length);
+          d.set(b, this.dataLen);
+          this.dataLen += b.length;
+        }
+        this.offsets![o + 1] = this.dataLen;
         break;
       }
     }
-    this.len++;
   }
 
-  finish(): Column {
-    const n = this.len;
-    const validity = this.nulls === 0 ? null : this.validity.slice(0, (n + 7) >>> 3);
+  /** Before rows [from, to) are written again: validity set, booleans clear, data cut back. */
+  resetRange(from: number, to: number): void {
+    for (let o = from; o < to; o++) this.validity[o >>> 3]! |= 1 << (o & 7);
+    if (this.phys === 'bit') for (let o = from; o < to; o++) this.bytes![o >>> 3]! &= ~(1 << (o & 7));
+    if (this.phys === 'var') this.dataLen = this.offsets![from]!;
+  }
+
+  /** The first `length` rows as a Column: views of the buffers, no copy (write-by-index mode). */
+  finishAt(length: number): Column {
+    const nbytes = (length + 7) >>> 3;
+    let validity: Uint8Array | null = this.validity.subarray(0, nbytes);
+    const valid = popcount(validity, length);
+    if (valid === length) validity = null;
     let values: Values;
     let offsets: Int32Array | null = null;
     let data: Uint8Array | null = null;
     switch (this.phys) {
       case 'i16':
-        values = new Int16Array(this.fixed.slice(0, n * 2).buffer);
+        values = this.i16!.subarray(0, length);
         break;
       case 'i32':
-        values = new Int32Array(this.fixed.slice(0, n * 4).buffer);
+        values = this.i32!.subarray(0, length);
         break;
       case 'i64':
-        values = new BigInt64Array(this.fixed.slice(0, n * 8).buffer);
+        values = this.i64!.subarray(0, length);
         break;
       case 'f32':
-        values = new Float32Array(this.fixed.slice(0, n * 4).buffer);
+        values = this.f32!.subarray(0, length);
         break;
       case 'f64':
-        values = new Float64Array(this.fixed.slice(0, n * 8).buffer);
+        values = this.f64!.subarray(0, length);
         break;
       case 'bit':
-        values = this.fixed.slice(0, (n + 7) >>> 3);
+        values = this.bytes!.subarray(0, nbytes);
         break;
       case 'fixed16':
-        values = this.fixed.slice(0, n * 16);
+        values = this.bytes!.subarray(0, length * 16);
         break;
-      case 'var':
-        offsets = this.offsets.slice(0, n + 1);
-        data = this.data.slice(0, this.dataLen);
+      case 'var': {
+        offsets = this.offsets!.subarray(0, length + 1);
+        const d = this.data.subarray(0, this.dataLen);
+        data = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
         values = data;
         break;
+      }
     }
-    const col: Column = { type: this.type, length: n, nullCount: this.nulls, validity, values, offsets, data };
+    return { type: this.type, length, nullCount: length - valid, validity, values, offsets, data };
+  }
+
+  // ---- appending ----
+
+  appendNull(): void {
+    if (this.len === this.capacity) this.allocate(this.capacity * 2, 0, this.len);
+    this.setNull(this.len++);
+  }
+
+  /** Appends a value in paxd's scalar representation (see Value in ./column.ts). */
+  append(v: Value): void {
+    if (this.len === this.capacity) this.allocate(this.capacity * 2, 0, this.len);
+    this.writeValue(this.len++, v);
+  }
+
+  /** The appended rows as a Column of their own (an exact copy); the builder starts over. */
+  finish(): Column {
+    const n = this.len;
+    const c = this.finishAt(n);
+    const validity = c.validity === null ? null : c.validity.slice();
+    // Bits past the last row are left clear, as a fresh bitmap has them.
+    if (validity !== null && (n & 7) !== 0) validity[validity.length - 1]! &= (1 << (n & 7)) - 1;
+    const data = c.data === null ? null : c.data.slice();
+    let values: Values;
+    if (data !== null) values = data;
+    else if (this.phys === 'bit') {
+      const bits = (c.values as Uint8Array).slice();
+      if ((n & 7) !== 0) bits[bits.length - 1]! &= (1 << (n & 7)) - 1;
+      values = bits;
+    } else values = c.values.slice();
+    const col: Column = { ...c, validity, values, offsets: c.offsets === null ? null : c.offsets.slice(), data };
     this.len = 0;
-    this.nulls = 0;
     this.dataLen = 0;
-    this.validity.fill(0);
-    if (this.phys === 'bit') this.fixed.fill(0);
-    this.offsets[0] = 0;
+    this.validity.fill(0xff);
+    this.bytes?.fill(0);
     return col;
   }
 }
 
-function copyInto(dst: Uint8Array, src: Uint8Array): Uint8Array {
-  dst.set(src);
-  return dst;
+const EMPTY = new Uint8Array(0);
+const EMPTY_BUFFER = Buffer.alloc(0);
+
+/** `fresh` with the first `keep` elements of `old`. */
+function grown<T extends Int16Array | Int32Array | Float32Array | Float64Array | Uint8Array>(fresh: T, old: T | null, keep: number): T {
+  if (old !== null && keep > 0) fresh.set(old.subarray(0, keep) as never);
+  return fresh;
 }
 
 /** Reads row i of a column back as a scalar Value (slow path: tests, statistics output). */

@@ -162,9 +162,9 @@ export class RawClient {
     return this.received;
   }
 
-  /** Waits until `done(bytes)` holds or the socket closes (fails after 5 s). */
-  async until(done: (b: Buffer) => boolean): Promise<Buffer> {
-    const deadline = Date.now() + 5000;
+  /** Waits until `done(bytes)` holds or the socket closes (fails after `ms`, 5 s by default). */
+  async until(done: (b: Buffer) => boolean, ms = 5000): Promise<Buffer> {
+    const deadline = Date.now() + ms;
     while (!done(this.received) && !this.closed) {
       if (Date.now() > deadline) throw new Error(`timed out; received ${this.received.toString('hex')}`);
       await new Promise<void>((r) => {
@@ -179,8 +179,8 @@ export class RawClient {
   }
 
   /** Waits for the next `count` ReadyForQuery messages past what was consumed; returns and consumes the replies. */
-  async untilReady(count = 1): Promise<Reply[]> {
-    await this.until((b) => splitReplies(b).filter((r) => r.code === 'Z').length >= count);
+  async untilReady(count = 1, ms = 5000): Promise<Reply[]> {
+    await this.until((b) => splitReplies(b).filter((r) => r.code === 'Z').length >= count, ms);
     const replies = splitReplies(this.received);
     this.received = Buffer.alloc(0);
     return replies;

@@ -351,7 +351,7 @@ test('COPY FROM errors: a bad value names line and column, nothing is committed;
     c.send(fe.copyData('1\tok\n2\n'), fe.copyDone());
     r = await c.untilReady();
     e = errorOf(r);
-    assert.equal([e.C, e.M, e.W], ['22P04', 'missing data for column "b"', 'COPY c3, line 2']);
+    assert.equal([e.C, e.M, e.W], ['22P04', 'missing data for column "b"', 'COPY c3, line 2: "2"']);
 
     c.send(fe.query('COPY c3 FROM STDIN'));
     await c.until((b) => splitReplies(b).some((r) => r.code === 'G'));

@@ -7,11 +7,11 @@ import { formatBytes, formatCount, progress } from '../output.js';
 export function define(cmd: Command, { out }: Io): void {
   dataOption(
     cmd
-      .option('--format <format>', 'csv, ndjson, parquet or arrow; from the extension (before .gz/.zst) when omitted')
+      .option('--format <format>', "csv, text (PostgreSQL COPY's text format), ndjson, parquet or arrow; from the extension (before .gz/.zst) when omitted")
       .option('--create', 'create the table: column names and types inferred from a sample of the first input (never NOT NULL), printed before loading; the table and its rows are one commit')
       .option('--header', 'CSV: the first line names the columns (matched by name)')
-      .option('--delimiter <char>', 'CSV: field delimiter', ',')
-      .option('--quote <char>', 'CSV: quote character', '"')
+      .option('--delimiter <char>', 'CSV and text: field delimiter (default: "," for CSV, a tab for text)')
+      .option('--quote <char>', 'CSV: quote character (default: ")')
       .option('--escape <char>', 'CSV: escape character (default: the quote)')
       .option('--null <string>', 'CSV: the string that means NULL (default: an unquoted empty field)')
       .option('--on-error <mode>', 'abort (the first bad row fails the load) or skip (bad rows go to --rejects)', 'abort')
@@ -33,8 +33,8 @@ export function define(cmd: Command, { out }: Io): void {
     try {
       const csv = {
         header: o.header === true,
-        delimiter: o.delimiter,
-        quote: o.quote,
+        ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}),
+        ...(o.quote !== undefined ? { quote: o.quote } : {}),
         ...(o.escape !== undefined ? { escape: o.escape } : {}),
         ...(o.null !== undefined ? { null: o.null } : {}),
       };

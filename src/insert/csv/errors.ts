@@ -23,6 +23,12 @@ export function recordError(e: RecordError): PaxdError {
       return badFormat('end-of-copy marker does not match previous newline style');
     case RecordError.ExtraData:
       return badFormat('extra data after last expected column');
+    case RecordError.LiteralCR:
+      return badFormat('literal carriage return found in data');
+    case RecordError.LiteralLF:
+      return badFormat('literal newline found in data');
+    case RecordError.MarkerCorrupt:
+      return badFormat('end-of-copy marker corrupt');
     case RecordError.None:
       throw new Error('recordError: no error');
     default:

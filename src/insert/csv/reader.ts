@@ -26,11 +26,12 @@
  * skipped (COPY would take it as data).
  */
 import { isAscii } from 'node:buffer';
-import type { Batch, Column, Value } from '../../types/column.js';
+import type { Batch, Value } from '../../types/column.js';
 import { type PaxdError, assert } from '../../types/errors.js';
 import { parseText } from '../../types/text-io.js';
 import type { Field } from '../../types/type.js';
-import { ColumnBuffer } from './columns.js';
+import { BatchBuilder } from '../batch-builder.js';
+import type { ColumnBuffer } from './columns.js';
 import {
   MAX_COLUMNS,
   duplicateColumn,
@@ -73,6 +74,10 @@ interface RowError {
   readonly column: number;
   readonly columnName: string | undefined;
   readonly error: PaxdError;
+  /** The field's text, for a conversion error. */
+  readonly value?: string;
+  /** COPY shows the line in its CONTEXT (errors found after the line was read whole). */
+  readonly showLine: boolean;
 }
 
 export function readCsv(source: AsyncIterable<Uint8Array>, fields: readonly Field[], opts: CsvOptions, fileName: string): CsvReader {
@@ -114,14 +119,16 @@ class CsvRead implements BlockContext {
   private tableToInput: Int32Array = new Int32Array(0);
   /** Parsed defaults of the table columns the input lacks. */
   private defaults: Value[] = [];
-  private cols: ColumnBuffer[] = [];
-  private batchLen = 0;
-  private dataHints: number[] = [];
+  private batch!: BatchBuilder;
   private readonly errors = new Map<number, RowError>();
   /** Per record: 1 + the table index of the first NOT NULL column holding NULL, else 0. */
   private nn: Int32Array = new Int32Array(0);
   private nnAny = false;
   private secondPass = false;
+  /** Table index of a NOT NULL column without default that the input lacks (COPY's column list), else -1. */
+  private missingNotNull = -1;
+  /** The header line's bytes (for errors about it). */
+  private headerRaw: Uint8Array | undefined;
 
   constructor(fields: readonly Field[], opts: ResolvedCsvOptions, fileName: string) {
     this.fields = fields;
@@ -139,7 +146,7 @@ class CsvRead implements BlockContext {
       if (this.ended) break; // after `\.` nothing more is read
     }
     if (!this.ended) yield* this.drain(true);
-    if (this.batchLen > 0) yield this.finishBatch();
+    if (this.batch.length > 0) yield this.batch.finish();
   }
 
   private append(chunk: Uint8Array): void {
@@ -184,7 +191,7 @@ class CsvRead implements BlockContext {
       }
       const tok = this.tok;
       const pos = this.start;
-      const next = tok.tokenize(this.buf, pos, this.fill, eof, this.opts.batchRows - this.batchLen);
+      const next = tok.tokenize(this.buf, pos, this.fill, eof, this.opts.batchRows - this.batch.length);
       if (tok.n === 0) {
         if (tok.ended) {
           this.ended = true;
@@ -198,7 +205,7 @@ class CsvRead implements BlockContext {
       this.parseBlock(pos, next);
       this.start = next;
       if (tok.ended) this.ended = true;
-      if (this.batchLen === this.opts.batchRows) yield this.finishBatch();
+      if (this.batch.length === this.opts.batchRows) yield this.batch.finish();
     }
   }
 
@@ -211,8 +218,22 @@ class CsvRead implements BlockContext {
     let lineNo = 0;
     let eol = 0;
     let mapping: number[];
+    const listed = opts.columns === undefined ? null : this.mapColumns(opts.columns);
     if (opts.header === 'none') {
-      mapping = fields.map((_, i) => i);
+      mapping = listed ?? fields.map((_, i) => i);
+    } else if (opts.header === 'skip') {
+      // COPY's HEADER true: the first line is read and thrown away.
+      const htok = new CsvTokenizer(opts, MAX_COLUMNS + 1, 1);
+      const next = htok.tokenize(this.buf, this.start, this.fill, eof, 1);
+      if (htok.ended) {
+        this.ended = true;
+        return true;
+      }
+      if (htok.n === 0) return false;
+      this.start = next;
+      lineNo = htok.lineNo;
+      eol = htok.eol;
+      mapping = listed ?? fields.map((_, i) => i);
     } else {
       const htok = new CsvTokenizer(opts, MAX_COLUMNS + 1, 1);
       const next = htok.tokenize(this.buf, this.start, this.fill, eof, 1);
@@ -225,7 +246,7 @@ class CsvRead implements BlockContext {
       this.start = next;
       lineNo = htok.lineNo;
       eol = htok.eol;
-      mapping = opts.header === 'match' ? this.matchHeader(names) : this.mapHeader(names);
+      mapping = opts.header === 'match' ? this.matchHeader(names, listed) : this.mapHeader(names);
     }
     const stride = mapping.length;
     this.inputToTable = Int32Array.from(mapping);
@@ -247,7 +268,10 @@ class CsvRead implements BlockContext {
     this.defaults = fields.map((f, c) => {
       if (this.tableToInput[c] !== 0) return null;
       if (f.default === undefined) {
-        if (f.notNull) throw notNullViolation(f.name, opts.table).at({ file: this.fileName, line: Math.max(1, lineNo), columnName: f.name });
+        // With a header by name the missing column is the header's fault; with COPY's column
+        // list every row fails NOT NULL, as PostgreSQL's COPY does (an empty input loads).
+        if (f.notNull && opts.header === 'names') throw notNullViolation(f.name, opts.table).at({ file: this.fileName, line: Math.max(1, lineNo), columnName: f.name });
+        if (f.notNull && this.missingNotNull < 0) this.missingNotNull = c;
         return null;
       }
       return parseText(f.type, f.default);
@@ -258,25 +282,27 @@ class CsvRead implements BlockContext {
     this.tok.eol = eol;
     this.bad = new Uint8Array(cap);
     this.nn = new Int32Array(cap);
-    this.dataHints = fields.map(() => 16 * opts.batchRows);
-    this.newBatch();
+    const tableToInput = this.tableToInput;
+    this.batch = new BatchBuilder(fields, (c) => tableToInput[c]!, opts.batchRows);
     this.ready = true;
     return true;
   }
 
   private headerNames(htok: CsvTokenizer): (string | null)[] {
     const r = 0;
-    const at = (line: number, column?: number) => ({ file: this.fileName, line, ...(column !== undefined ? { column } : {}) });
+    const at = (line: number, column?: number) => ({ line, column: column ?? 0 });
     const bad = isCleanUtf8(this.buf, htok.recStart[r]!, htok.recEnd[r]!) ? -1 : firstInvalidUtf8(this.buf, htok.recStart[r]!, htok.recEnd[r]!);
     if (bad >= 0 && (htok.recErr[r] === RecordError.None || bad < htok.recErrPos[r]!)) {
       const loc = htok.locate(this.buf, r, bad);
-      throw invalidEncoding(this.buf, bad, this.fill - bad).at(at(loc.line, loc.column));
+      throw this.place({ ...at(loc.line, loc.column), error: invalidEncoding(this.buf, bad, this.fill - bad), columnName: undefined, showLine: false });
     }
     const nf = htok.nFields[r]!;
     if (htok.recErr[r] !== RecordError.None && htok.recErr[r] !== RecordError.ExtraData) {
-      throw recordError(htok.recErr[r] as RecordError).at(at(htok.recErrLine[r]!, htok.recErrCol[r]));
+      const err = htok.recErr[r] as RecordError;
+      throw this.place({ ...at(htok.recErrLine[r]!, htok.recErrCol[r]!), error: recordError(err), columnName: undefined, showLine: err === RecordError.Unterminated }, this.buf.subarray(htok.recStart[r]!, htok.recEnd[r]!));
     }
-    if (nf > MAX_COLUMNS) throw tooManyColumns(nf).at(at(htok.recLine[r]!));
+    if (nf > MAX_COLUMNS) throw this.place({ ...at(htok.recLine[r]!), error: tooManyColumns(nf), columnName: undefined, showLine: false });
+    this.headerRaw = this.buf.slice(htok.recStart[r]!, htok.recEnd[r]!);
     const names: (string | null)[] = [];
     for (let p = 0; p < nf; p++) {
       const k = p * htok.cap + r;
@@ -287,15 +313,30 @@ class CsvRead implements BlockContext {
     return names;
   }
 
-  /** HEADER MATCH: the header must list the table's columns, in order. */
-  private matchHeader(names: readonly (string | null)[]): number[] {
-    const at = { file: this.fileName, line: 1 };
+  /** COPY's column list: table index of each listed column. */
+  private mapColumns(names: readonly string[]): number[] {
     const fields = this.fields;
-    if (names.length !== fields.length) throw headerFieldCount(names.length, fields.length).at(at);
-    names.forEach((n, i) => {
-      if (n !== fields[i]!.name) throw headerMismatch(i + 1, n, fields[i]!.name, new TextDecoder().decode(this.opts.null)).at({ ...at, column: i + 1 });
+    const used = new Set<number>();
+    return names.map((name) => {
+      const c = fields.findIndex((f) => f.name === name);
+      if (c < 0) throw undefinedColumn(name, this.opts.table);
+      if (used.has(c)) throw duplicateColumn(name);
+      used.add(c);
+      return c;
     });
-    return fields.map((_, i) => i);
+  }
+
+  /** HEADER MATCH: the header must list the table's columns (or the column list), in order. */
+  private matchHeader(names: readonly (string | null)[], listed: number[] | null): number[] {
+    const fields = this.fields;
+    const expected = listed ?? fields.map((_, i) => i);
+    const raw = this.headerRaw;
+    if (names.length !== expected.length) throw this.place({ line: 1, column: 0, error: headerFieldCount(names.length, expected.length), columnName: undefined, showLine: true }, raw);
+    names.forEach((n, i) => {
+      const want = fields[expected[i]!]!.name;
+      if (n !== want) throw this.place({ line: 1, column: i + 1, error: headerMismatch(i + 1, n, want, new TextDecoder().decode(this.opts.null)), columnName: undefined, showLine: true }, raw);
+    });
+    return expected;
   }
 
   /** HEADER by name: each header field names a table column (exactly, else case-insensitively). */
@@ -317,23 +358,6 @@ class CsvRead implements BlockContext {
     });
   }
 
-  // ---- batches ----
-
-  private newBatch(): void {
-    this.cols = this.fields.map((f, c) => new ColumnBuffer(f, c, this.tableToInput[c]!, this.opts.batchRows, this.dataHints[c]!));
-    this.batchLen = 0;
-  }
-
-  private finishBatch(): Batch {
-    const n = this.batchLen;
-    const columns: Column[] = this.cols.map((col, c) => {
-      if (col.phys === 'var') this.dataHints[c] = Math.ceil(col.dataLen * 1.1) + 64;
-      return col.finish(n);
-    });
-    this.newBatch();
-    return { length: n, columns, selection: null };
-  }
-
   // ---- one block ----
 
   private parseBlock(pos: number, next: number): void {
@@ -352,21 +376,25 @@ class CsvRead implements BlockContext {
       const err = tok.recErr[r] as RecordError;
       if (err !== RecordError.None) {
         bad[r] = ROW_BAD;
-        this.errors.set(r, { line: tok.recErrLine[r]!, column: tok.recErrCol[r]!, columnName: undefined, error: recordError(err) });
+        // Line-level errors come from reading the line, except these two (found after it).
+        const showLine = err === RecordError.ExtraData || err === RecordError.Unterminated;
+        this.errors.set(r, { line: tok.recErrLine[r]!, column: tok.recErrCol[r]!, columnName: undefined, error: recordError(err), showLine });
       } else bad[r] = tok.nFields[r]! < stride ? ROW_SHORT : ROW_OK;
-      this.nn[r] = 0;
+      this.nn[r] = this.missingNotNull + 1;
     }
+    if (this.missingNotNull >= 0) this.nnAny = true;
     if (!clean) {
       for (let r = 0; r < n; r++) {
         const at = firstInvalidUtf8(buf, tok.recStart[r]!, tok.recEnd[r]!);
         if (at < 0 || (bad[r] === ROW_BAD && at >= tok.recErrPos[r]!)) continue;
         const loc = tok.locate(buf, r, at);
         bad[r] = ROW_BAD;
-        this.errors.set(r, { line: loc.line, column: loc.column, columnName: undefined, error: invalidEncoding(buf, at, this.fill - at) });
+        this.errors.set(r, { line: loc.line, column: loc.column, columnName: undefined, error: invalidEncoding(buf, at, this.fill - at), showLine: false });
       }
     }
-    const base = this.batchLen;
-    const cols = this.cols;
+    if (tok.text) this.checkEscapes(n);
+    const base = this.batch.length;
+    const cols = this.batch.cols;
     const inputToTable = this.inputToTable;
     for (let p = 0; p < stride; p++) parseColumn(this, cols[inputToTable[p]!]!, p, base);
     if (this.nnAny) {
@@ -374,7 +402,7 @@ class CsvRead implements BlockContext {
         if (bad[r] !== ROW_OK || this.nn[r] === 0) continue;
         const f = this.fields[this.nn[r]! - 1]!;
         bad[r] = ROW_BAD;
-        this.errors.set(r, { line: tok.recLine[r]!, column: this.tableToInput[this.nn[r]! - 1]!, columnName: f.name, error: notNullViolation(f.name, this.opts.table) });
+        this.errors.set(r, { line: tok.recLine[r]!, column: this.tableToInput[this.nn[r]! - 1]!, columnName: f.name, error: notNullViolation(f.name, this.opts.table), showLine: true });
       }
     }
     let good = n;
@@ -385,7 +413,7 @@ class CsvRead implements BlockContext {
         this.rowsRead += r + 1;
         this.rowsLoaded += r;
         this.rowsRejected += 1;
-        throw this.located(this.errors.get(r)!);
+        throw this.located(this.errors.get(r)!, r);
       }
       for (const r of rows) {
         const e = this.errors.get(r)!;
@@ -403,7 +431,7 @@ class CsvRead implements BlockContext {
       }
     }
     this.fillDefaults(base, good);
-    this.batchLen = base + good;
+    this.batch.length = base + good;
     this.rowsRead += good;
     this.rowsLoaded += good;
   }
@@ -412,14 +440,54 @@ class CsvRead implements BlockContext {
   private fillDefaults(base: number, n: number): void {
     for (let c = 0; c < this.fields.length; c++) {
       if (this.tableToInput[c] !== 0) continue;
-      const col = this.cols[c]!;
+      const col = this.batch.cols[c]!;
       const v = this.defaults[c]!;
       for (let o = base; o < base + n; o++) col.writeValue(o, v);
     }
   }
 
-  private located(e: RowError): PaxdError {
-    return e.error.at({ file: this.fileName, line: e.line, column: e.column, ...(e.columnName !== undefined ? { columnName: e.columnName } : {}) });
+  /**
+   * Text format: fields whose escapes decoded to NUL or non-ASCII bytes must be valid UTF-8
+   * (CopyReadAttributesText's pg_verifymbstr); the first bad field fails its row.
+   */
+  private checkEscapes(n: number): void {
+    const tok = this.tok;
+    const q = tok.qbuf;
+    for (let r = 0; r < n; r++) {
+      if (tok.recEscHigh[r] === 0 || this.bad[r] === ROW_BAD) continue;
+      const nf = Math.min(tok.nFields[r]!, tok.stride);
+      for (let p = 0; p < nf; p++) {
+        const k = p * tok.cap + r;
+        if (tok.fFlags[k] !== FIELD_QUOTED) continue;
+        const at = firstInvalidUtf8(q, tok.fStart[k]!, tok.fEnd[k]!);
+        if (at < 0) continue;
+        this.bad[r] = ROW_BAD;
+        this.errors.set(r, { line: tok.recLine[r]!, column: p + 1, columnName: undefined, error: invalidEncoding(q, at, tok.fEnd[k]! - at), showLine: true });
+        break;
+      }
+    }
+  }
+
+  private located(e: RowError, r: number): PaxdError {
+    return this.place(e, this.buf.subarray(this.tok.recStart[r]!, this.tok.recEnd[r]!));
+  }
+
+  /** The error a bad row (or header) fails the read with: placeError's, else `file:line:column: message`. */
+  private place(e: RowError, raw?: Uint8Array): PaxdError {
+    const place = this.opts.placeError;
+    if (place !== undefined) {
+      return place({
+        error: e.error,
+        line: e.line,
+        column: e.column,
+        columnName: e.columnName,
+        value: e.value,
+        raw: e.showLine && raw !== undefined ? raw : null,
+        file: this.fileName,
+      });
+    }
+    const column = e.column > 0 ? { column: e.column } : {};
+    return e.error.at({ file: this.fileName, line: e.line, ...column, ...(e.columnName !== undefined ? { columnName: e.columnName } : {}) });
   }
 
   private reject(r: number, e: RowError): CsvReject {
@@ -441,14 +509,17 @@ class CsvRead implements BlockContext {
     if (p < tok.nFields[r]!) return false;
     const f = this.fields[this.inputToTable[p]!]!;
     this.bad[r] = ROW_BAD;
-    this.errors.set(r, { line: tok.recLine[r]!, column: p + 1, columnName: f.name, error: missingData(f.name) });
+    this.errors.set(r, { line: tok.recLine[r]!, column: p + 1, columnName: f.name, error: missingData(f.name), showLine: true });
     return true;
   }
 
   fail(r: number, p: number, e: PaxdError): void {
     assert(!this.secondPass, `CSV field ${p + 1} of a good row failed on the second pass: ${e.message}`);
     this.bad[r] = ROW_BAD;
-    this.errors.set(r, { line: this.tok.recLine[r]!, column: p + 1, columnName: this.fields[this.inputToTable[p]!]!.name, error: e });
+    const tok = this.tok;
+    const k = p * tok.cap + r;
+    const value = (tok.fFlags[k] === FIELD_QUOTED ? tok.qbuf : this.buf).toString('utf8', tok.fStart[k]!, tok.fEnd[k]!);
+    this.errors.set(r, { line: tok.recLine[r]!, column: p + 1, columnName: this.fields[this.inputToTable[p]!]!.name, error: e, value, showLine: true });
   }
 
   nullInNotNull(r: number, col: ColumnBuffer): void {

@@ -34,6 +34,22 @@
  *
  * A record that ends past the block is left for the next call (`tokenize` returns where the
  * complete records end); `eof` says no more bytes will come.
+ *
+ * The same tokenizer reads COPY's text format (`format: 'text'`; sql-copy.html "Text Format",
+ * copyfromparse.c CopyReadAttributesText), with the same arrays:
+ * - a backslash escapes the next byte, whatever it is (a delimiter, CR or LF included, which
+ *   are then data); `\b \f \n \r \t \v`, octal `\ooo` (1-3 digits) and hex `\xh`/`\xhh` are
+ *   decoded; a field with any backslash is decoded into `qbuf` (FIELD_QUOTED);
+ * - NULL is a field whose raw bytes (before decoding) equal the null string (default `\N`);
+ * - `\.` followed by the line terminator, anywhere in a line, ends the line there: the bytes
+ *   before it are a record (PostgreSQL's CopyReadLineText). Alone on a line it ends the data;
+ *   in the middle of one it ends the data too when reading COPY FROM STDIN (`stdin`:
+ *   PostgreSQL then discards the rest of the stream), while from a file PostgreSQL reads on
+ *   with the next line. `\.` followed by anything else is "end-of-copy marker corrupt";
+ * - an unescaped CR or LF of the wrong style is "literal carriage return/newline found in data";
+ * - a record whose decoded bytes include a NUL or a byte >= 0x80 from an escape gets
+ *   recEscHigh[r] = 1: the reader then checks its decoded fields as UTF-8 (pg_verifymbstr).
+ * Line numbers count records only (an escaped newline is data, not a line).
  */
 import type { ResolvedCsvOptions } from './options.js';
 
@@ -54,6 +70,12 @@ export const enum RecordError {
   MarkerStyle = 4,
   /** "extra data after last expected column" */
   ExtraData = 5,
+  /** Text format: "literal carriage return found in data" */
+  LiteralCR = 6,
+  /** Text format: "literal newline found in data" */
+  LiteralLF = 7,
+  /** Text format: "end-of-copy marker corrupt" */
+  MarkerCorrupt = 8,
 }
 
 /** Line-terminator style, fixed by the first record (PostgreSQL's eol_type). */
@@ -75,7 +97,26 @@ const CR = 13;
 const BACKSLASH = 92;
 const DOT = 46;
 
+const X_LOWER = 120;
+
 const NEED_MORE = -1;
+
+/** The byte each text-format escape `\c` stands for: \b \f \n \r \t \v, anything else itself. */
+const TEXT_ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 256; c++) TEXT_ESCAPE[c] = c;
+TEXT_ESCAPE[98] = 8; // b
+TEXT_ESCAPE[102] = 12; // f
+TEXT_ESCAPE[110] = 10; // n
+TEXT_ESCAPE[114] = 13; // r
+TEXT_ESCAPE[116] = 9; // t
+TEXT_ESCAPE[118] = 11; // v
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
 
 const enum Marker {
   Data = 0,
@@ -103,6 +144,10 @@ export class CsvTokenizer {
   readonly recErrPos: Int32Array;
   /** The line-terminator style in force when each record began (to re-scan it later). */
   readonly recEol: Uint8Array;
+  /** Text format: 1 when an escape of the record decoded to a NUL or non-ASCII byte. */
+  readonly recEscHigh: Uint8Array;
+  /** The format: COPY's text format, else CSV. */
+  readonly text: boolean;
   /** De-quoted values of FIELD_QUOTED fields; valid until the next `tokenize`. */
   qbuf: Buffer;
   qlen = 0;
@@ -126,6 +171,16 @@ export class CsvTokenizer {
   private qe = 0;
   private qLines = 0;
   private qUnterminated = false;
+  // Per-field results of escapedField() (text format).
+  private qHigh = false;
+  private qMarker = false;
+  /** Offset just past the line terminator of the marker found by escapedField(). */
+  private qMarkerNext = 0;
+  /** The record just stored ended at a `\.` that ends the data. */
+  private markerRecord = false;
+  /** COPY FROM STDIN: a `\.` in the middle of a text line ends the data. */
+  private readonly stdin: boolean;
+  private qErr: RecordError = RecordError.None;
 
   /**
    * `forceNotNull` / `forceNull` hold one flag per input position (length >= stride).
@@ -145,6 +200,9 @@ export class CsvTokenizer {
     this.recErrCol = new Int32Array(cap);
     this.recErrPos = new Int32Array(cap);
     this.recEol = new Uint8Array(cap);
+    this.recEscHigh = new Uint8Array(cap);
+    this.text = opts.format === 'text';
+    this.stdin = opts.stdin;
     this.qbuf = Buffer.allocUnsafe(4096);
     this.delim = opts.delimiter;
     this.quote = opts.quote;
@@ -155,7 +213,8 @@ export class CsvTokenizer {
     this.cls[LF] = C_LF;
     this.cls[CR] = C_CR;
     this.cls[this.delim] = C_DELIM;
-    this.cls[this.quote] = C_QUOTE;
+    // In the text format the backslash plays the quote's part: it sends a field to the slow path.
+    this.cls[this.text ? BACKSLASH : this.quote] = C_QUOTE;
   }
 
   /**
@@ -171,11 +230,15 @@ export class CsvTokenizer {
     let r = 0;
     // Nothing but `return` after the loop: V8 compiles this loop on stack replacement early,
     // and code after it without type feedback would throw that code away at every exit.
+    const text = this.text;
     while (r < max && pos < end) {
-      const next = this.record(buf, pos, end, eof, r);
+      const next = text ? this.textRecord(buf, pos, end, eof, r) : this.record(buf, pos, end, eof, r);
       if (next === NEED_MORE) break;
       pos = next;
-      if (this.ended) break;
+      if (this.ended) {
+        if (this.markerRecord) this.n = ++r; // the text format's last record, cut by `\.`
+        break;
+      }
       this.n = ++r;
     }
     return pos;
@@ -354,6 +417,268 @@ export class CsvTokenizer {
   }
 
   /**
+   * The text-format record at buf[i] into slot r (see the header comment); like record().
+   * Returns `end` with `ended` set when `\.` ends the data (the record before it, if any,
+   * is stored).
+   */
+  private textRecord(buf: Uint8Array, i: number, end: number, eof: boolean, r: number): number {
+    const cls = this.cls;
+    const cap = this.cap;
+    const stride = this.stride;
+    const fStart = this.fStart;
+    const fEnd = this.fEnd;
+    const fFlags = this.fFlags;
+    const nullBytes = this.nullBytes;
+    const nullLen = nullBytes.length;
+    let eol = this.eol;
+    const recStart = i;
+    const qlen0 = this.qlen;
+    const line = this.lineNo + 1;
+    let err: RecordError = RecordError.None;
+    let errCol = 0;
+    let errPos = 0;
+    let high = 0;
+    let f = 0;
+    let recEnd = 0;
+    let marker = false;
+    for (;;) {
+      const s = i;
+      let j = i;
+      while (cls[buf[j]!] === C_PLAIN) j++;
+      let t = cls[buf[j]!]!;
+      let flag = FIELD_PLAIN;
+      let fs = s;
+      let fe = j;
+      if (t === C_QUOTE && j < end) {
+        this.qHigh = false;
+        this.qMarker = false;
+        this.qErr = RecordError.None;
+        const stop = this.escapedField(buf, s, j, end, eof, eol);
+        if (stop === NEED_MORE) {
+          this.qlen = qlen0;
+          return NEED_MORE;
+        }
+        if (this.qHigh) high = 1;
+        if (this.qErr !== RecordError.None && err === RecordError.None) {
+          err = this.qErr;
+          errCol = f + 1;
+          errPos = stop;
+        }
+        j = stop;
+        flag = FIELD_QUOTED;
+        fs = this.qs;
+        fe = this.qe;
+        if (this.qMarker) {
+          // `\.` ends the data here; the bytes before it on this line are the last record.
+          marker = true;
+          if (f === 0 && j === s) {
+            this.qlen = qlen0;
+            this.ended = true;
+            return end;
+          }
+          t = C_LF;
+        } else t = j >= end ? C_LF : cls[buf[j]!]!;
+      }
+      // NULL is decided on the raw bytes, escapes and all (CopyReadAttributesText).
+      if (j - s === nullLen && equalAt(buf, s, nullBytes)) flag = FIELD_NULL;
+      if (f < stride) {
+        const k = f * cap + r;
+        fStart[k] = fs;
+        fEnd[k] = fe;
+        fFlags[k] = flag;
+      }
+      f++;
+      if (marker) {
+        recEnd = j;
+        if (this.stdin) {
+          i = end;
+          this.ended = true;
+          this.markerRecord = true;
+        } else i = this.qMarkerNext;
+        break;
+      }
+      if (t === C_DELIM) {
+        i = j + 1;
+        continue;
+      }
+      if (j >= end) {
+        if (!eof) {
+          this.qlen = qlen0;
+          return NEED_MORE;
+        }
+        recEnd = end;
+        i = end;
+        break;
+      }
+      if (t === C_LF) {
+        if (eol === Eol.CR || eol === Eol.CRLF) {
+          if (err === RecordError.None) {
+            err = RecordError.LiteralLF;
+            errCol = f;
+            errPos = j;
+          }
+          i = j + 1;
+          continue;
+        }
+        eol = Eol.LF;
+        recEnd = j;
+        i = j + 1;
+        break;
+      }
+      // t === C_CR
+      if (eol === Eol.LF || (eol === Eol.CRLF && j + 1 < end && buf[j + 1] !== LF)) {
+        if (err === RecordError.None) {
+          err = RecordError.LiteralCR;
+          errCol = f;
+          errPos = j;
+        }
+        i = j + 1;
+        continue;
+      }
+      if (eol === Eol.CR) {
+        recEnd = j;
+        i = j + 1;
+        break;
+      }
+      if (j + 1 >= end && !eof) {
+        this.qlen = qlen0;
+        return NEED_MORE;
+      }
+      if (j + 1 < end && buf[j + 1] === LF) {
+        eol = Eol.CRLF;
+        recEnd = j;
+        i = j + 2;
+        break;
+      }
+      if (eol === Eol.CRLF) {
+        if (err === RecordError.None) {
+          err = RecordError.LiteralCR;
+          errCol = f;
+          errPos = j;
+        }
+        recEnd = j;
+        i = j + 1;
+        break;
+      }
+      eol = Eol.CR;
+      recEnd = j;
+      i = j + 1;
+      break;
+    }
+    if (err === RecordError.None && f > stride) {
+      err = RecordError.ExtraData;
+      errCol = stride + 1;
+      errPos = i;
+    }
+    this.recEol[r] = this.eol;
+    this.recStart[r] = recStart;
+    this.recEnd[r] = recEnd;
+    this.recLine[r] = line;
+    this.nFields[r] = f;
+    this.recErr[r] = err;
+    this.recErrLine[r] = line;
+    this.recErrCol[r] = errCol;
+    this.recErrPos[r] = errPos;
+    this.recEscHigh[r] = high;
+    this.lineNo = line;
+    this.eol = eol;
+    return i;
+  }
+
+  /**
+   * The rest of a text-format field with a backslash at buf[j] (bytes [s, j) before it are
+   * plain): decodes it into qbuf (this.qs/qe) and returns the offset of the byte that ends it
+   * (delimiter, CR, LF, `end` at EOF, or the backslash of an end marker: this.qMarker), or
+   * NEED_MORE when an escape or the field may go on past the bytes at hand.
+   */
+  private escapedField(buf: Uint8Array, s: number, j: number, end: number, eof: boolean, eol: Eol): number {
+    const need = this.qlen + (end - s);
+    if (need > this.qbuf.length) {
+      const nb = Buffer.allocUnsafe(Math.max(need, this.qbuf.length * 2));
+      this.qbuf.copy(nb, 0, 0, this.qlen);
+      this.qbuf = nb;
+    }
+    const q = this.qbuf;
+    const delim = this.delim;
+    let o = this.qlen;
+    this.qs = o;
+    for (let k = s; k < j; k++) q[o++] = buf[k]!;
+    let i = j;
+    for (;;) {
+      if (i >= end) {
+        if (!eof) return NEED_MORE;
+        break;
+      }
+      const c = buf[i]!;
+      if (c === delim || c === LF || c === CR) break;
+      if (c !== BACKSLASH) {
+        q[o++] = c;
+        i++;
+        continue;
+      }
+      // An escape: up to three bytes follow it (`\ooo`, `\xhh`, `\.` CR LF).
+      if (!eof && i + 4 > end) return NEED_MORE;
+      if (i + 1 >= end) {
+        i++; // a backslash at the very end of the data is dropped
+        continue;
+      }
+      const d = buf[i + 1]!;
+      if (d === DOT) {
+        const m = this.textMarker(buf, i + 2, end, eol);
+        if (m === Marker.End) {
+          this.qMarker = true;
+          this.qMarkerNext = i + (eol === Eol.CRLF ? 4 : 3);
+          break;
+        }
+        if (this.qErr === RecordError.None) this.qErr = m === Marker.StyleError ? RecordError.MarkerStyle : RecordError.MarkerCorrupt;
+        q[o++] = DOT;
+        i += 2;
+        continue;
+      }
+      let v = d;
+      i += 2;
+      if (d >= 48 && d <= 55) {
+        v = d - 48;
+        if (i < end && buf[i]! >= 48 && buf[i]! <= 55) {
+          v = (v << 3) + buf[i++]! - 48;
+          if (i < end && buf[i]! >= 48 && buf[i]! <= 55) v = (v << 3) + buf[i++]! - 48;
+        }
+        v &= 0xff;
+        if (v === 0 || v >= 0x80) this.qHigh = true;
+      } else if (d === X_LOWER) {
+        const h1 = i < end ? hexValue(buf[i]!) : -1;
+        if (h1 >= 0) {
+          v = h1;
+          i++;
+          const h2 = i < end ? hexValue(buf[i]!) : -1;
+          if (h2 >= 0) {
+            v = (v << 4) + h2;
+            i++;
+          }
+          if (v === 0 || v >= 0x80) this.qHigh = true;
+        }
+      } else v = TEXT_ESCAPE[d]!;
+      q[o++] = v;
+    }
+    this.qe = o;
+    this.qlen = o;
+    return i;
+  }
+
+  /** CopyReadLineText's check of the bytes after `\.` (from buf[k]) in the text format. */
+  private textMarker(buf: Uint8Array, k: number, end: number, eol: Eol): Marker {
+    if (eol === Eol.CRLF) {
+      const c = k < end ? buf[k++]! : 0;
+      if (c === LF) return Marker.StyleError;
+      if (c !== CR) return Marker.Data;
+    }
+    const c2 = k < end ? buf[k]! : 0;
+    if (c2 !== CR && c2 !== LF) return Marker.Data;
+    if ((eol === Eol.LF && c2 !== LF) || (eol === Eol.CRLF && c2 !== LF) || (eol === Eol.CR && c2 !== CR)) return Marker.StyleError;
+    return Marker.End;
+  }
+
+  /**
    * The rest of a field that has a quote at buf[j] (bytes [s, j) before it are unquoted data):
    * de-quotes it into qbuf (this.qs/qe), counts quoted newlines (this.qLines) and returns the
    * offset of the byte that ends the field (delimiter, CR, LF or `end` at EOF), or NEED_MORE.
@@ -452,6 +777,14 @@ export class CsvTokenizer {
    * there (quoted newlines before it counted) and its 1-based field position. Slow; for errors.
    */
   locate(buf: Uint8Array, r: number, at: number): { line: number; column: number } {
+    if (this.text) {
+      let field = 1;
+      for (let i = this.recStart[r]!; i < at; i++) {
+        if (buf[i] === BACKSLASH) i++;
+        else if (buf[i] === this.delim) field++;
+      }
+      return { line: this.recLine[r]!, column: field };
+    }
     const nl = this.recEol[r] === Eol.LF ? LF : CR;
     // recLine counts the record's quoted newlines; recount those before `at`.
     let lines = 0;
