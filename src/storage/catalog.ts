@@ -9,9 +9,11 @@
  * and retries with exponential backoff and jitter. Snapshots are never overwritten and never
  * deleted here (that is vacuum's job, ./vacuum.ts).
  *
- * A snapshot file that is torn (an incomplete write: only possible on a medium without
- * atomic create, or after damage) is skipped: readers fall back to the one before it, and
- * the next commit takes a number above it.
+ * The newest snapshot file is the table's state. When it is damaged (truncated, a flipped
+ * bit) the table is corrupt: reading it, committing to it and vacuuming it fail with XX001
+ * naming the file. Never a fallback to the snapshot before it: that one may still hold rows
+ * deleted since, and a commit on top of it would make the rollback permanent. (No crash
+ * leaves a short snapshot: it is durable before it gets its name, ./local.ts.)
  *
  * DROP TABLE (./drop.ts) commits a *tombstone*: a snapshot with operation 'drop' and no files.
  * A table whose newest committed snapshot is a tombstone does not exist: reading it, committing
@@ -31,15 +33,11 @@ export const DEFAULT_COMMIT_TIMEOUT_MS = 60_000;
 export const DEFAULT_COMMIT_BACKOFF_MS = 2;
 export const DEFAULT_COMMIT_MAX_BACKOFF_MS = 200;
 
-/** The newest committed snapshot of a table, and what was found above it. */
+/** The newest committed snapshot of a table; the next commit takes number `snapshot.id + 1`. */
 export interface LatestSnapshot {
   snapshot: SnapshotJson;
   /** Store path of its file. */
   path: string;
-  /** Highest snapshot number present, torn files included: the next commit takes this + 1. */
-  highestId: number;
-  /** Paths of newer snapshot files that were torn (incomplete writes) and skipped. */
-  torn: string[];
 }
 
 /**
@@ -98,7 +96,7 @@ export async function listTables(store: ObjectStore, opts: ListTablesOptions = {
 /** Per store and table: the newest snapshot file seen by listTables and whether it was a tombstone. */
 const TOMBSTONES = new WeakMap<ObjectStore, Map<string, { path: string; size: number; mtimeMs: number; dropped: boolean }>>();
 
-/** Whether the table whose newest snapshot file is `top` is dropped (torn files fall back as readers do). */
+/** Whether the table whose newest snapshot file is `top` is dropped (a damaged one throws XX001). */
 async function droppedAt(store: ObjectStore, table: string, top: ObjectInfo): Promise<boolean> {
   let seen = TOMBSTONES.get(store);
   if (seen === undefined) TOMBSTONES.set(store, (seen = new Map()));
@@ -110,7 +108,7 @@ async function droppedAt(store: ObjectStore, table: string, top: ObjectInfo): Pr
     dropped = isDropped(info.snapshot);
     if (info.path === top.path) seen.set(table, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, dropped });
   } catch (e) {
-    // Only torn snapshots, or every snapshot vacuumed since the listing: no table to list.
+    // Every snapshot vacuumed since the listing: no table to list.
     if (isPaxdError(e) && e.kind === 'not_found') return true;
     throw e;
   }
@@ -129,8 +127,8 @@ export async function listSnapshots(store: ObjectStore, table: string): Promise<
 }
 
 /**
- * The newest committed snapshot of a live table, falling back over torn ones; see
- * LatestSnapshot. Kind 'not_found' (42P01) when there is none or it is a tombstone.
+ * The newest committed snapshot of a live table; see LatestSnapshot. Kind 'not_found' (42P01)
+ * when there is none or it is a tombstone, 'corruption' (XX001) when its file is damaged.
  */
 export async function latestSnapshotInfo(store: ObjectStore, table: string): Promise<LatestSnapshot> {
   const info = await newestSnapshotInfo(store, table);
@@ -144,22 +142,16 @@ export async function latestSnapshotInfo(store: ObjectStore, table: string): Pro
  */
 export async function newestSnapshotInfo(store: ObjectStore, table: string): Promise<LatestSnapshot> {
   for (let attempt = 1; ; attempt++) {
-    const snaps = await listSnapshots(store, table);
-    if (snaps.length === 0) throw tableNotFound(table);
-    const torn: string[] = [];
+    const newest = (await listSnapshots(store, table))[0];
+    if (newest === undefined) throw tableNotFound(table);
     try {
-      for (const s of snaps) {
-        const snapshot = await readSnapshotFile(store, s.path, s.id);
-        if (snapshot !== 'torn') return { snapshot, path: s.path, highestId: snaps[0]!.id, torn };
-        torn.push(s.path);
-      }
+      return { snapshot: await readSnapshotFile(store, newest.path, newest.id), path: newest.path };
     } catch (e) {
-      // A snapshot listed a moment ago and gone now was vacuumed meanwhile: list again.
+      // A snapshot listed a moment ago and gone now was vacuumed meanwhile (a newer one
+      // was committed first): list again.
       if (isPaxdError(e) && e.kind === 'not_found' && attempt < RELIST_ATTEMPTS) continue;
       throw e;
     }
-    // Only torn files: the table's first commit never completed.
-    throw tableNotFound(table);
   }
 }
 
@@ -168,22 +160,16 @@ export async function latestSnapshot(store: ObjectStore, table: string): Promise
   return (await latestSnapshotInfo(store, table)).snapshot;
 }
 
-/** Snapshot `id` of `table`: not_found when it does not exist, corruption when it is damaged or torn. */
+/** Snapshot `id` of `table`: not_found when it does not exist, corruption when it is damaged. */
 export async function readSnapshot(store: ObjectStore, table: string, id: number): Promise<SnapshotJson> {
   checkTableName(table);
   const path = snapshotPath(table, id);
-  let s: SnapshotJson | 'torn';
   try {
-    s = await readSnapshotFile(store, path, id);
+    return await readSnapshotFile(store, path, id);
   } catch (e) {
     if (isPaxdError(e) && e.kind === 'not_found') throw snapshotNotFound(table, id, path);
     throw e;
   }
-  if (s === 'torn') {
-    const size = (await store.stat(path))?.size ?? 0;
-    throw corruption(path, size, `snapshot ${path} is incomplete (torn write of ${size} bytes)`);
-  }
-  return s;
 }
 
 /**
@@ -210,12 +196,12 @@ export async function createTable(store: ObjectStore, snapshot0: SnapshotJson, o
   try {
     newest = await newestSnapshotInfo(store, fresh.table);
   } catch (e) {
-    // Only torn snapshot files: a first commit that never completed; its number is taken.
+    // Every snapshot vacuumed since the listing: a table that existed a moment ago.
     if (isPaxdError(e) && e.kind === 'not_found') throw tableExists(fresh.table);
     throw e;
   }
   if (!isDropped(newest.snapshot)) throw tableExists(fresh.table);
-  const id = newest.highestId + 1;
+  const id = newest.snapshot.id + 1;
   const next: SnapshotJson = { ...fresh, id, parent: newest.snapshot.id, incarnation: id };
   if (!(await store.putIfAbsent(snapshotPath(next.table, id), encodeSnapshot(next)))) throw tableExists(next.table);
   return next;
@@ -272,7 +258,7 @@ export async function commit(store: ObjectStore, table: string, build: BuildSnap
       ...content,
       format: 1,
       table,
-      id: latest.highestId + 1,
+      id: base.id + 1,
       parent: base.id,
       createdAt: now().toISOString(),
     };
@@ -297,8 +283,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
-async function readSnapshotFile(store: ObjectStore, path: string, id: number): Promise<SnapshotJson | 'torn'> {
+async function readSnapshotFile(store: ObjectStore, path: string, id: number): Promise<SnapshotJson> {
   const s = decodeSnapshot(await store.read(path), path);
-  if (s !== 'torn' && s.id !== id) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path} holds snapshot id ${s.id}, expected ${id}`);
+  if (s.id !== id) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path} holds snapshot id ${s.id}, expected ${id}`);
   return s;
 }

@@ -10,9 +10,10 @@
  *       16    4  header crc32 (of bytes 0 .. 16)
  *       20    …  payload: UTF-8 JSON of SnapshotJson (./snapshot-types.ts)
  *
- * Decoding tells an incomplete write from damage: a file shorter than the header, or whose
- * intact header (its crc matches) declares more payload than the file holds, is 'torn'; any
- * other mismatch is corruption naming the file and the offset of the bad part.
+ * A snapshot file is never incomplete: it is fsynced under a temporary name before link()
+ * publishes it (./local.ts), and an S3 PUT is atomic. So every mismatch, a short file
+ * included, is corruption (XX001) naming the file and the offset of the bad part; a reader
+ * never falls back to an older snapshot (that would bring back rows deleted since).
  */
 import { checksumMismatch, corruption, type PaxdError } from '../types/errors.js';
 import { crc32 } from './checksum.js';
@@ -60,9 +61,9 @@ export function encodeSnapshot(s: SnapshotJson): Uint8Array {
   return out;
 }
 
-/** The snapshot in `bytes` (the whole file at `path`), or 'torn' for an incomplete write. */
-export function decodeSnapshot(bytes: Uint8Array, path: string): SnapshotJson | 'torn' {
-  if (bytes.byteLength < SNAPSHOT_HEADER_BYTES) return 'torn';
+/** The snapshot in `bytes` (the whole file at `path`); corruption (XX001) for anything else. */
+export function decodeSnapshot(bytes: Uint8Array, path: string): SnapshotJson {
+  if (bytes.byteLength < SNAPSHOT_HEADER_BYTES) throw shortSnapshot(path, bytes.byteLength, SNAPSHOT_HEADER_BYTES, 'its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
   for (let i = 0; i < SNAPSHOT_MAGIC.length; i++) {
@@ -76,7 +77,7 @@ export function decodeSnapshot(bytes: Uint8Array, path: string): SnapshotJson | 
 
   const length = view.getUint32(OFF_LENGTH, true);
   const end = SNAPSHOT_HEADER_BYTES + length;
-  if (bytes.byteLength < end) return 'torn';
+  if (bytes.byteLength < end) throw shortSnapshot(path, bytes.byteLength, end, `its header's payload length ${length}`);
   if (bytes.byteLength > end) {
     throw corruption(path, end, `snapshot ${path}: ${bytes.byteLength - end} bytes after the payload, expected the file to end at offset ${end}`);
   }
@@ -96,6 +97,11 @@ export function decodeSnapshot(bytes: Uint8Array, path: string): SnapshotJson | 
   const problem = snapshotShapeProblem(value);
   if (problem !== null) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path}: ${problem}`);
   return value as SnapshotJson;
+}
+
+/** `snapshot t/_snapshots/…7.snap is 12 bytes long, expected 20 (its header)`, at the file's end. */
+function shortSnapshot(path: string, size: number, expected: number, why: string): PaxdError {
+  return corruption(path, size, `snapshot ${path} is ${size} bytes long, expected ${expected} (${why}): the file was truncated`);
 }
 
 function badMagic(path: string, got: Uint8Array): PaxdError {

@@ -3,7 +3,9 @@
  *
  * 1. Snapshots: the newest `retainSnapshots` committed snapshots (default 1) are kept, and so
  *    is every snapshot file younger than the grace period (a reader may have pinned it); the
- *    rest are deleted. Torn snapshot files older than the grace are deleted too.
+ *    rest are deleted. A damaged snapshot among those read (the newest ones) stops vacuum
+ *    with XX001 before anything is deleted: it is the evidence of corruption, and nothing
+ *    tells what its table still needs.
  * 2. Objects: everything else under the table folder that no kept snapshot references (data
  *    files, `files[].path`; delete vectors, `groups[].deletesPath`; both relative to the table
  *    folder) and that is older than the grace is deleted, `.tmp-*` leftovers of interrupted
@@ -81,17 +83,12 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
       continue;
     }
     const snap = decodeSnapshot(await store.read(s.path), s.path); // a damaged one throws: keep everything
-    if (snap === 'torn') {
-      if (young) result.snapshotsKept++;
-      else doomed.push(s);
-      continue;
-    }
     keptCommitted++;
     result.snapshotsKept++;
     newest ??= snap;
     for (const p of referencedPaths(snap)) referenced.add(`${table}/${p}`);
   }
-  // No committed snapshot (none at all, or only torn ones): nothing tells what is garbage.
+  // No snapshot at all: nothing tells what is garbage.
   if (keptCommitted === 0) throw tableNotFound(table);
 
   for (const s of doomed) {

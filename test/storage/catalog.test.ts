@@ -49,12 +49,17 @@ test('20 concurrent committers: every commit lands once, ids distinct, parents c
   await store.close();
 });
 
-test('commit skips a torn number and gives up with 40001 when it never wins', async () => {
+test('commit refuses to build on a damaged newest snapshot and gives up with 40001 when it never wins', async () => {
   const store = new LocalStore(tempDir());
   await createTable(store, sampleSnapshot('t'));
-  await store.putIfAbsent(snapshotPath('t', 2), new Uint8Array(5)); // torn
+  await store.putIfAbsent(snapshotPath('t', 2), new Uint8Array(5)); // short: corruption, not a skipped number
+  const bad = await rejection(commit(store, 't', (base) => ({ ...base, operation: 'append' })));
+  assert.is(bad.code, 'XX001');
+  assert.is(bad.file, snapshotPath('t', 2));
+  assert.equal((await listSnapshots(store, 't')).map((s) => s.id), [2, 1]);
+  await store.delete(snapshotPath('t', 2));
   const s = await commit(store, 't', (base) => ({ ...base, operation: 'append' }));
-  assert.is(s.id, 3);
+  assert.is(s.id, 2);
   assert.is(s.parent, 1);
 
   // A build that always commits a rival first, so this writer always loses.

@@ -33,9 +33,14 @@ test('round trip, also from a view into a larger buffer', () => {
   assert.equal([...bytes.subarray(0, 4)], [0x50, 0x58, 0x53, 0x4e]);
 });
 
-test('every truncation is torn', () => {
+test('every truncation is corruption at the end of the short file', () => {
   const bytes = encodeSnapshot(sampleSnapshot());
-  for (let n = 0; n < bytes.byteLength; n++) assert.is(decodeSnapshot(bytes.subarray(0, n), PATH), 'torn', `length ${n}`);
+  for (let n = 0; n < bytes.byteLength; n++) {
+    const e = thrown(() => decodeSnapshot(bytes.subarray(0, n), PATH));
+    assert.is(e.code, 'XX001', `length ${n}`);
+    assert.is(e.file, PATH);
+    assert.is(e.offset, n, `length ${n}`);
+  }
 });
 
 test('every single-byte flip is corruption XX001 naming the file', () => {
@@ -77,7 +82,7 @@ test('trailing bytes, bad JSON and a bad shape are corruption at their offsets',
   }
 });
 
-test('a torn newest snapshot falls back to the previous one, at every truncation', async () => {
+test('a truncated newest snapshot is XX001 at every length, never a fallback to the previous one', async () => {
   const root = tempDir();
   const store = new LocalStore(root);
   const first = await createTable(store, sampleSnapshot());
@@ -86,15 +91,15 @@ test('a torn newest snapshot falls back to the previous one, at every truncation
   const file = join(root, 't', '_snapshots', '00000000000000000002.snap');
   for (let n = 0; n < bytes.byteLength; n++) {
     writeFileSync(file, bytes.subarray(0, n));
-    const info = await latestSnapshotInfo(store, 't');
-    assert.is(info.snapshot.id, 1, `length ${n}`);
-    assert.is(info.highestId, 2);
-    assert.equal(info.torn, ['t/_snapshots/00000000000000000002.snap']);
+    const e = await rejection(latestSnapshotInfo(store, 't'));
+    assert.is(e.code, 'XX001', `length ${n}`);
+    assert.is(e.file, 't/_snapshots/00000000000000000002.snap');
+    assert.is(e.offset, n);
   }
   writeFileSync(file, bytes);
   assert.is((await latestSnapshot(store, 't')).id, 2);
 
-  // A damaged (not torn) newest snapshot is an error, never a silent fallback.
+  // A damaged newest snapshot is an error too.
   const bad = bytes.slice();
   bad[bad.byteLength - 2]! ^= 0x10;
   writeFileSync(file, bad);

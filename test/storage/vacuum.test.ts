@@ -79,13 +79,18 @@ test('snapshots within the grace or the retained count stay, with everything the
   await store.close();
 });
 
-test('a torn newest snapshot is garbage; a damaged kept one stops vacuum; no table is 42P01', async () => {
+test('a short newest snapshot stops vacuum; so does a damaged kept one; no table is 42P01', async () => {
   const store = new LocalStore(tempDir());
   await createTable(store, sampleSnapshot('t'));
-  await putFile(store, snapshotPath('t', 2), 5); // torn
+  await putFile(store, snapshotPath('t', 2), 5); // short: the evidence of corruption, kept
   await putFile(store, 't/data/x.pax');
+  const short = await rejection(vacuum(store, 't', { graceMs: 0 }));
+  assert.is(short.code, 'XX001');
+  assert.is(short.file, snapshotPath('t', 2));
+  assert.equal((await store.list('t/')).map((o) => o.path), [snapshotPath('t', 1), snapshotPath('t', 2), 't/data/x.pax']);
+  await store.delete(snapshotPath('t', 2));
   const r = await vacuum(store, 't', { graceMs: 0 });
-  assert.is(r.snapshotsRemoved, 1);
+  assert.is(r.filesRemoved, 1);
   assert.equal((await store.list('t/')).map((o) => o.path), [snapshotPath('t', 1)]);
 
   const bytes = await store.read(snapshotPath('t', 1));
