@@ -1,9 +1,11 @@
 /**
  * A fault injector over FsOps, for crash and error tests: counts the operations that change
  * the disk in four categories and fails the Nth one of a chosen category (or the Nth of all
- * of them) with an EIO error, as a dying disk would.
+ * of them) with an EIO error, as a dying disk would, or with ENOSPC, as a full one would
+ * (`failNth(..., { code: 'ENOSPC' })`; sticky until `disarm()`: space returns). With
+ * `shortWrites(k)` every write writes at most k bytes and says so, as write(2) may.
  *
- *   write    FsFile.write and FsFile.truncate
+ *   write    FsFile.writeSome and FsFile.truncate
  *   fsync    FsFile.sync
  *   link     FsOps.link
  *   dirsync  FsOps.syncDir
@@ -31,19 +33,28 @@ export interface FaultPlan {
   n: number;
   /** When true, every counted operation after the Nth fails too (a disk that stays dead). */
   sticky?: boolean;
+  /** The errno of the failure. Default 'EIO'. */
+  code?: FaultCode;
 }
 
-/** The error an injected fault throws: shaped like Node's, code 'EIO', errno -5. */
+export type FaultCode = 'EIO' | 'ENOSPC';
+const FAULT_ERRNO: Record<FaultCode, { errno: number; text: string }> = {
+  EIO: { errno: -5, text: 'i/o error' },
+  ENOSPC: { errno: -28, text: 'no space left on device' },
+};
+
+/** The error an injected fault throws: shaped like Node's, code 'EIO' (errno -5) or 'ENOSPC' (-28). */
 export class InjectedFault extends Error {
-  readonly code = 'EIO';
-  readonly errno = -5;
+  readonly errno: number;
   constructor(
     readonly category: FaultCategory,
     readonly syscall: string,
     readonly path: string,
+    readonly code: FaultCode = 'EIO',
   ) {
-    super(`EIO: i/o error (injected), ${syscall} '${path}'`);
+    super(`${code}: ${FAULT_ERRNO[code].text} (injected), ${syscall} '${path}'`);
     this.name = 'InjectedFault';
+    this.errno = FAULT_ERRNO[code].errno;
   }
 }
 
@@ -54,13 +65,21 @@ export class FaultFs implements FsOps {
   injected = 0;
   private plan: FaultPlan | null = null;
   private seen = 0;
+  /** Largest write that succeeds whole; longer ones are cut short (shortWrites). */
+  maxWrite = Infinity;
 
   constructor(private readonly inner: FsOps = nodeFs) {}
 
   /** Arms a fault: the Nth operation of `category` from now on fails. */
-  failNth(category: FaultCategory | 'any', n: number, sticky = false): this {
-    this.plan = { category, n, sticky };
+  failNth(category: FaultCategory | 'any', n: number, sticky = false, code: FaultCode = 'EIO'): this {
+    this.plan = { category, n, sticky, code };
     this.seen = 0;
+    return this;
+  }
+
+  /** From now on every write writes at most `bytes` bytes and returns that count. */
+  shortWrites(bytes: number): this {
+    this.maxWrite = bytes;
     return this;
   }
 
@@ -99,6 +118,10 @@ export class FaultFs implements FsOps {
     return this.inner.unlink(path);
   }
 
+  rename(from: string, to: string): Promise<void> {
+    return this.inner.rename(from, to);
+  }
+
   async syncDir(path: string): Promise<void> {
     this.check('dirsync', 'fsync', path);
     return this.inner.syncDir(path);
@@ -113,7 +136,7 @@ export class FaultFs implements FsOps {
     if (this.seen < plan.n) return;
     if (!plan.sticky) this.plan = null;
     this.injected++;
-    throw new InjectedFault(category, syscall, path);
+    throw new InjectedFault(category, syscall, path, plan.code);
   }
 }
 
@@ -124,9 +147,9 @@ class FaultFile implements FsFile {
     private readonly inner: FsFile,
   ) {}
 
-  async write(bytes: Uint8Array, position: number): Promise<void> {
+  async writeSome(bytes: Uint8Array, position: number): Promise<number> {
     this.fs.check('write', 'write', this.path);
-    return this.inner.write(bytes, position);
+    return this.inner.writeSome(bytes.byteLength > this.fs.maxWrite ? bytes.subarray(0, this.fs.maxWrite) : bytes, position);
   }
 
   read(into: Uint8Array, position: number): Promise<number> {

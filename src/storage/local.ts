@@ -27,8 +27,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
-import { corruption, ioError, objectExists, objectNotFound, PaxdError, usage, assert } from '../types/errors.js';
-import { nodeFs, type FsFile, type FsOps } from './fs-ops.js';
+import { corruption, errnoOf, fileError, objectExists, objectNotFound, PaxdError, usage, assert } from '../types/errors.js';
+import { nodeFs, writeAll, type FsFile, type FsOps } from './fs-ops.js';
 import type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
 
 export interface LocalStoreOptions {
@@ -170,7 +170,7 @@ export class LocalStore implements ObjectStore {
     let file: FsFile | null = null;
     try {
       file = await this.fs.open(tmp, 'create');
-      await file.write(bytes, 0);
+      await writeAll(file, bytes, 0, tmp);
       await file.sync();
       const f = file;
       file = null;
@@ -178,7 +178,7 @@ export class LocalStore implements ObjectStore {
     } catch (e) {
       if (file) await file.close().catch(() => undefined);
       await this.removeQuietly(tmp);
-      throw fsError('write', path, e);
+      throw fsError('write to', path, e);
     }
 
     // 2. The commit point: link() fails with EEXIST when another writer got there first.
@@ -463,7 +463,7 @@ class LocalWriter implements ObjectWriter {
         await this.flush();
         if (bytes.byteLength >= cap) {
           // Large writes go straight to the file, without a copy.
-          await this.file.write(bytes, this.pos);
+          await writeAll(this.file, bytes, this.pos, this.path);
           this.pos += bytes.byteLength;
           return;
         }
@@ -474,7 +474,7 @@ class LocalWriter implements ObjectWriter {
       if (this.buffered === cap) await this.flush();
     } catch (e) {
       this.state = 'failed';
-      throw fsError('write', this.path, e);
+      throw fsError('write to', this.path, e);
     } finally {
       this.busy = false;
     }
@@ -482,13 +482,15 @@ class LocalWriter implements ObjectWriter {
 
   async close(): Promise<void> {
     this.begin('close');
+    let op = 'write to';
     try {
       await this.flush();
+      op = 'fsync';
       await this.file.sync();
     } catch (e) {
       this.state = 'failed';
       await this.closeFile().catch(() => undefined);
-      throw fsError('fsync', this.path, e);
+      throw fsError(op, this.path, e);
     } finally {
       this.busy = false;
     }
@@ -524,7 +526,7 @@ class LocalWriter implements ObjectWriter {
   private async flush(): Promise<void> {
     if (this.buffered === 0) return;
     const n = this.buffered;
-    await this.file.write(this.buffer.subarray(0, n), this.pos - n);
+    await writeAll(this.file, this.buffer.subarray(0, n), this.pos - n, this.path);
     this.buffered = 0;
   }
 }
@@ -547,13 +549,10 @@ function appendPastEnd(path: string, offset: number, size: number): PaxdError {
   return corruption(path, offset, `append to ${path}: committed end is offset ${offset}, file has ${size} bytes`);
 }
 
-function errnoOf(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
-}
-
-/** `could not fsync file "t/data/1.pax": EIO: i/o error` (PostgreSQL's wording). */
+/**
+ * `could not fsync file "t/data/1.pax": EIO: i/o error`, `could not write to file
+ * "t/data/1.pax": No space left on device` (53100): PostgreSQL's wording and codes.
+ */
 function fsError(op: string, path: string, e: unknown): PaxdError {
-  if (e instanceof PaxdError) return e;
-  const reason = e instanceof Error ? e.message : String(e);
-  return ioError(`could not ${op} file "${path}": ${reason}`, path, e);
+  return fileError(op, path, e);
 }

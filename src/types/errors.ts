@@ -43,6 +43,7 @@ export const SQLSTATE = {
   invalid_parameter_value: '22023',
   feature_not_supported: '0A000',
   serialization_failure: '40001',
+  disk_full: '53100',
   out_of_memory: '53200',
   datatype_mismatch: '42804',
   invalid_time_zone_displacement_value: '22009',
@@ -146,6 +147,34 @@ export function usage(message: string): PaxdError {
 
 export function ioError(message: string, file?: string, cause?: unknown): PaxdError {
   return new PaxdError('io', SQLSTATE.io_error, message, { ...(file !== undefined ? { file } : {}), cause });
+}
+
+/**
+ * A failed file operation, worded and coded as PostgreSQL's errcode_for_file_access()
+ * (src/backend/utils/error/elog.c) for the case paxd tells apart: ENOSPC is disk_full (53100),
+ * `could not write to file "t/data/1.pax": No space left on device`; anything else is
+ * io_error (58030) with the system's message. Kind 'io' either way: the medium's fault,
+ * never the input's. A PaxdError passes through unchanged.
+ *
+ *   fileError('write to', 'rejects.ndjson', enospc)  // 53100 could not write to file "rejects.ndjson": No space left on device
+ */
+export function fileError(action: string, file: string, cause: unknown): PaxdError {
+  if (cause instanceof PaxdError) return cause;
+  if (isDiskFull(cause)) return new PaxdError('io', SQLSTATE.disk_full, `could not ${action} file "${file}": No space left on device`, { file, cause });
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return ioError(`could not ${action} file "${file}": ${reason}`, file, cause);
+}
+
+/** ENOSPC, or EDQUOT (a quota is a full disk for its user; PostgreSQL's message is the system's). */
+export function isDiskFull(e: unknown): boolean {
+  const code = errnoOf(e);
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** The errno name of a Node system error ('ENOSPC', 'EIO', …), or undefined for anything else. */
+export function errnoOf(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null || !('code' in e) || typeof e.code !== 'string') return undefined;
+  return /^E[A-Z0-9]+$/.test(e.code) ? e.code : undefined;
 }
 
 /** An assertion: a failure here is a bug in paxd, never a user's mistake. */

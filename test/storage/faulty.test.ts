@@ -149,6 +149,84 @@ test('append: a fault in truncate, write or fsync is a clean error', async () =>
   await clean.close();
 });
 
+test('short writes are continued: every byte of a commit, a created file and an append reaches the file', async () => {
+  const root = tempDir();
+  const fs = new FaultFs().shortWrites(7);
+  const store = new LocalStore(root, { fs, writeBufferBytes: 1 << 12 });
+  const payload = new Uint8Array(5000).map((_, i) => (i * 31) & 0xff);
+  assert.ok(await store.putIfAbsent('t/_snapshots/x.snap', payload));
+  const w = await store.create('t/data/1.pax');
+  for (let at = 0; at < payload.byteLength; at += 1500) await w.write(payload.subarray(at, at + 1500)); // buffered and direct writes
+  await w.write(new Uint8Array(10_000).fill(9));
+  await w.close();
+  const a = await store.append('t/data/1.pax', payload.byteLength);
+  await a.write(payload.subarray(0, 100));
+  await a.close();
+  const clean = new LocalStore(root);
+  assert.equal(await clean.read('t/_snapshots/x.snap'), payload);
+  const all = await clean.read('t/data/1.pax');
+  assert.is(all.byteLength, payload.byteLength + 100);
+  assert.equal(all.subarray(0, payload.byteLength), payload);
+  assert.equal(all.subarray(payload.byteLength), payload.subarray(0, 100));
+  assert.ok(fs.counts.write > 2000 / 7, `only ${fs.counts.write} writes: short writes were not continued`);
+  await store.close();
+  await clean.close();
+});
+
+test('a write that makes no progress is ENOSPC (53100), as PostgreSQL assumes', async () => {
+  const store = new LocalStore(tempDir(), { fs: new FaultFs().shortWrites(0) });
+  const e = await store.putIfAbsent('t/_snapshots/x.snap', new Uint8Array(10)).then(
+    () => assert.unreachable('a write of 0 bytes succeeded'),
+    (x: PaxdError) => x,
+  );
+  assert.is(e.code, '53100');
+  assert.is(e.kind, 'io');
+  assert.is(e.message, 'could not write to file "t/_snapshots/x.snap": No space left on device');
+  assert.equal(await new LocalStore(store.root).list(''), [], 'no temporary file left');
+  await store.close();
+});
+
+test('ENOSPC is disk_full (53100) at every write, fsync and folder fsync; nothing is left behind', async () => {
+  for (const category of ['write', 'fsync', 'dirsync'] as const) {
+    const root = tempDir();
+    const clean = new LocalStore(root);
+    await createTable(clean, sampleSnapshot('t'));
+    for (let n = 1; ; n++) {
+      const fs = new FaultFs().failNth(category, n, false, 'ENOSPC');
+      const store = new LocalStore(root, { fs, writeBufferBytes: 1 << 12 });
+      try {
+        const w = await store.create(`t/data/${category}-${n}.pax`);
+        try {
+          await w.write(new Uint8Array(10_000).fill(n));
+          await w.close();
+        } catch (e) {
+          await w.abort();
+          throw e;
+        }
+        await commit(store, 't', (b) => ({ ...b, operation: 'append', files: [dataFile(`data/${category}-${n}.pax`)] }));
+        assert.is(fs.injected, 0, `${category} #${n}: a fault was swallowed`);
+        break;
+      } catch (e) {
+        assert.instance(e, PaxdError, `${category} #${n}: ${String(e)}`);
+        const pe = e as PaxdError;
+        assert.is(pe.code, '53100', `${category} #${n}: ${pe.message}`);
+        if (!/^could not (write to|fsync|fsync the folder of|create the store root) file ".*": No space left on device$/.test(pe.message)) assert.unreachable(pe.message);
+        assert.is(pe.kind, 'io');
+        assert.is((await latestSnapshot(clean, 't')).id, 1, `${category} #${n}: nothing committed`);
+        assert.equal(
+          (await clean.list('t/')).map((o) => o.path).filter((p) => p.includes('.tmp-')),
+          [],
+          `${category} #${n}: temporary files left`,
+        );
+      } finally {
+        await store.close();
+      }
+      assert.ok(n < 50, `${category}: still failing after 50 faults`);
+    }
+    await clean.close();
+  }
+});
+
 test('FaultFs counts operations by category and can stay failed', async () => {
   const fs = new FaultFs();
   const store = new LocalStore(tempDir(), { fs });
