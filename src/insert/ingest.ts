@@ -2,11 +2,16 @@
  * `paxd ingest` as a library function: load files (or standard input) into a table as ONE
  * commit — all of it or none of it. Bad rows fail the load (default) or, with
  * onError 'skip', go to a rejects file, up to maxRejects; the result always adds up:
- * rowsRead = rowsLoaded + rowsRejected.
+ * rowsRead = rowsLoaded + rowsRejected = lines in the rejects file.
+ *
+ * The rejects file is complete and durable (every write checked whole, fsynced) before the
+ * commit: a load whose rejects could not be kept (a full disk: 53100) fails and commits
+ * nothing, so no rejected row is ever lost behind a successful load.
  */
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Table } from '../database.js';
 import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
+import { nodeFs, type FsOps } from '../storage/index.js';
+import { RejectsFile } from './rejects.js';
 import type { CsvOptions } from './csv/index.js';
 import { openInput } from './input.js';
 import { formatOf, openFormat, type Format, type Reject } from './formats.js';
@@ -31,6 +36,14 @@ export interface IngestOptions {
   summary?: Record<string, string | number>;
   /** Identities of the files, recorded in the snapshot by the commit (SinkOptions.ingested). */
   ingested?: readonly IngestedFileJson[];
+  /**
+   * Runs after every row is read and the rejects file is durable, right before the commit; a
+   * throw aborts the load (the inbox writes its per-file rejects here, so they exist before
+   * the rows they belong with are committed).
+   */
+  beforeCommit?: (r: { rowsRead: number; rowsRejected: number }) => Promise<void>;
+  /** The filesystem the rejects file is written through (a FaultFs in tests). Default: the real one. */
+  fs?: FsOps;
 }
 
 export interface IngestProgress {
@@ -56,7 +69,7 @@ export async function ingestFiles(table: Table, files: readonly string[], option
   if (options.rejects !== undefined && onError !== 'skip') throw usage('a rejects file needs --on-error skip');
   if (files.length === 0) throw usage('no input files');
   const started = performance.now();
-  let rejectsFile: FileHandle | null = null;
+  let rejects: RejectsFile | null = null;
   let rowsRead = 0;
   let rowsRejected = 0;
   let bytesDone = 0;
@@ -65,7 +78,7 @@ export async function ingestFiles(table: Table, files: readonly string[], option
     ...(options.ingested !== undefined ? { ingested: options.ingested } : {}),
   });
   try {
-    if (options.rejects !== undefined) rejectsFile = await open(options.rejects, 'w');
+    if (options.rejects !== undefined) rejects = await RejectsFile.open(options.fs ?? nodeFs, options.rejects);
     const rejectLines: string[] = [];
     const onReject = (r: Reject): void => {
       rowsRejected++;
@@ -89,28 +102,33 @@ export async function ingestFiles(table: Table, files: readonly string[], option
       const rejectedBefore = rowsRejected;
       for await (const batch of reader) {
         await sink.write(batch);
-        if (rejectsFile !== null && rejectLines.length > 0) await rejectsFile.write(rejectLines.splice(0).join(''));
+        if (rejects !== null && rejectLines.length > 0) await rejects.write(rejectLines.splice(0).join(''));
         const now = performance.now();
         if (options.onProgress && now - lastProgress > 200) {
           lastProgress = now;
           options.onProgress({ file: input.name, rows: rowsRead + reader.rowsRead, rejected: rowsRejected, bytes: bytesDone + input.bytesRead(), totalBytes, seconds: (now - started) / 1000 });
         }
       }
-      if (rejectsFile !== null && rejectLines.length > 0) await rejectsFile.write(rejectLines.splice(0).join(''));
+      if (rejects !== null && rejectLines.length > 0) await rejects.write(rejectLines.splice(0).join(''));
       rowsRead += reader.rowsRead;
       bytesDone += input.bytesRead();
       // The format's own count and ours must agree: every row is loaded or rejected.
       if (reader.rowsRejected !== rowsRejected - rejectedBefore)
         throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: ${input.name}: reader rejected ${reader.rowsRejected} rows, ${rowsRejected - rejectedBefore} reached the rejects`);
     }
+    if (rejects !== null) {
+      const r = rejects;
+      rejects = null;
+      await r.finish();
+    }
+    await options.beforeCommit?.({ rowsRead, rowsRejected });
     const commit = await sink.commit();
     if (commit.rows !== rowsRead - rowsRejected)
       throw new PaxdError('internal', SQLSTATE.internal_error, `internal error: committed ${commit.rows} rows of ${rowsRead} read and ${rowsRejected} rejected`);
     return { rowsRead, rowsLoaded: commit.rows, rowsRejected, seconds: (performance.now() - started) / 1000, commit };
   } catch (e) {
     await sink.abort();
+    await rejects?.close();
     throw e;
-  } finally {
-    await rejectsFile?.close();
   }
 }

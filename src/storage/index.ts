@@ -19,8 +19,8 @@ export type {
 } from './snapshot-types.js';
 export { crc32 } from './checksum.js';
 export { LocalStore, type LocalStoreOptions } from './local.js';
-export { nodeFs, type FsDirEntry, type FsFile, type FsOps, type FsStat, type OpenMode } from './fs-ops.js';
-export { FaultFs, InjectedFault, FAULT_CATEGORIES, type FaultCategory } from './faulty.js';
+export { nodeFs, writeAll, writeFileDurable, type FsDirEntry, type FsFile, type FsOps, type FsStat, type OpenMode } from './fs-ops.js';
+export { FaultFs, InjectedFault, FAULT_CATEGORIES, type FaultCategory, type FaultCode } from './faulty.js';
 export { decodeSnapshot, encodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
 export {
   checkTableName,
