@@ -10,10 +10,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { IngestedFileJson } from '../storage/index.js';
+import { writeFileDurable, type FsOps, type IngestedFileJson } from '../storage/index.js';
 import { formatOf } from '../insert/formats.js';
+import { fileError } from '../types/errors.js';
 
 export const DONE_DIR = '.done';
 export const FAILED_DIR = '.failed';
@@ -82,18 +83,32 @@ export async function moveInto(path: string, sub: string): Promise<string> {
   return to;
 }
 
-/** Writes `<dir>/<name>` whole or not at all (temp file, fsync, rename). */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  await writeFile(tmp, data);
-  const fh = await open(tmp, 'r+');
+/** The temporary name writeFileAtomic writes `path` under; Inbox.start removes leftovers (a crash). */
+export function isInboxTemp(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+/**
+ * Writes `<dir>/<name>` whole and durable, or not at all: a temporary name, every byte
+ * (writeAll), fsync, rename, fsync of the folder. On failure the temporary file is removed and
+ * the error is a PaxdError of kind 'io' (53100 on a full disk): never the input file's fault.
+ */
+export async function writeFileAtomic(fs: FsOps, path: string, data: string): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  let action = 'create the folder of';
   try {
-    await fh.sync();
-  } finally {
-    await fh.close();
+    await fs.mkdirp(dir);
+    action = 'write to';
+    await writeFileDurable(fs, tmp, Buffer.from(data, 'utf8'), 'replace');
+    action = 'rename';
+    await fs.rename(tmp, path);
+    action = 'fsync the folder of';
+    await fs.syncDir(dir);
+  } catch (e) {
+    await fs.unlink(tmp).catch(() => undefined);
+    throw fileError(action, action === 'write to' ? tmp : path, e);
   }
-  await rename(tmp, path);
 }
 
 async function exists(p: string): Promise<boolean> {

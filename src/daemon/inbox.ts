@@ -19,8 +19,14 @@
  * all their identities; if that fails because of one file (the reader names it), that file
  * fails and the rest are loaded again as a batch, otherwise they are loaded one by one, so a
  * bad file holds back no other. A bad file goes to `.failed/` with `<name>.error.json`; a
- * failure that is not the file's (the store is unreachable, a commit conflict) leaves the file
- * where it is and the table is retried later.
+ * failure that is not the file's (a full disk, any other I/O error, the store unreachable, a
+ * commit conflict) leaves the file where it is, logged, and the table is retried with
+ * exponential backoff: the file loads once space returns.
+ *
+ * With on_error = skip, a file's rejected rows are in `.failed/<name>.rejects.ndjson`, written
+ * whole and fsynced before the commit of its rows (IngestOptions.beforeCommit), so no file
+ * reaches `.done/` with rejects that were not kept. Temporary files (`.failed/.*.tmp`) are
+ * removed when a load fails and at start.
  */
 import { readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
@@ -31,8 +37,9 @@ import { ingestFiles } from '../insert/ingest.js';
 import { formatOf } from '../insert/formats.js';
 import { inferSchema } from '../insert/infer.js';
 import { openInput } from '../insert/input.js';
-import { findIngested, isAlreadyIngested, type IngestedFileJson } from '../storage/index.js';
-import { DONE_DIR, FAILED_DIR, fileIdentity, inboxPathParts, isInboxName, moveInto, placeIn, writeFileAtomic } from './inbox-files.js';
+import { findIngested, isAlreadyIngested, nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
+import { errnoOf } from '../types/errors.js';
+import { DONE_DIR, FAILED_DIR, fileIdentity, inboxPathParts, isInboxName, isInboxTemp, moveInto, placeIn, writeFileAtomic } from './inbox-files.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';
 import { rename } from 'node:fs/promises';
@@ -47,6 +54,10 @@ export interface InboxOptions {
   queueLimit: number;
   onError: 'abort' | 'skip';
   csvHeader: boolean;
+  /** First delay before a table is retried after a failure not its files'; doubles up to RETRY_MAX_MS. Default 1 s. */
+  retryMs?: number;
+  /** The filesystem of the inbox's own writes (rejects, error reports): a FaultFs in tests. */
+  fs?: FsOps;
 }
 
 /** What `<name>.error.json` holds. */
@@ -60,8 +71,9 @@ export interface FailedFileJson {
   time: string;
 }
 
-/** Backoff after a failure that is not a file's (store unreachable, conflicts). */
+/** Backoff after a failure that is not a file's (disk full, store unreachable, conflicts). */
 const RETRY_MS = 1000;
+const RETRY_MAX_MS = 60_000;
 
 interface Queued {
   path: string;
@@ -80,6 +92,8 @@ export class Inbox {
   private missed = false;
   private rescanTimer: NodeJS.Timeout | null = null;
   private readonly retryAt = new Map<string, number>();
+  /** Consecutive failed attempts per table (not its files' fault): the backoff's exponent. */
+  private readonly failures = new Map<string, number>();
   private wake: (() => void) | null = null;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -185,15 +199,19 @@ export class Inbox {
       if (batch === null) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          // Tables waiting out a retry delay wake the loop when it ends.
-          const waits = [...this.retryAt.values()].map((t) => t - Date.now()).filter((ms) => ms > 0);
+          // Tables waiting out a retry delay wake the loop when it ends (at once when it ended
+          // since takeBatch looked: a delay that is over must not wait for the next arrival).
+          const waits = [...this.retryAt].filter(([table]) => (this.queue.get(table)?.size ?? 0) > 0).map(([, t]) => Math.max(1, t - Date.now()));
           if (waits.length > 0) setTimeout(resolve, Math.min(...waits)).unref();
         });
         this.wake = null;
         continue;
       }
       try {
+        const before = this.retryAt.get(batch.table);
         await this.loadBatch(batch.table, batch.files.map((f) => f.path));
+        // No new retry scheduled: the table's loads work again.
+        if (this.retryAt.get(batch.table) === before) this.failures.delete(batch.table);
       } catch (e) {
         // A bug or an unexpected failure: keep the files, retry the table later.
         this.log.error({ err: e, table: batch.table }, 'inbox: load failed');
@@ -212,7 +230,9 @@ export class Inbox {
 
   /** Puts files back (their loads failed for reasons not theirs) and holds the table for a while. */
   private retry(table: string, paths: readonly string[]): void {
-    this.retryAt.set(table, Date.now() + RETRY_MS);
+    const n = (this.failures.get(table) ?? 0) + 1;
+    this.failures.set(table, n);
+    this.retryAt.set(table, Date.now() + Math.min(RETRY_MAX_MS, (this.opts.retryMs ?? RETRY_MS) * 2 ** Math.min(n - 1, 20)));
     for (const p of paths) this.known.delete(p);
     // Back in the queue as new arrivals (sizes re-read by the next load).
     for (const p of paths) this.enqueue(p, 0);
@@ -255,7 +275,7 @@ export class Inbox {
     for (const table of await listDirs(this.opts.dir)) {
       // Temporary files of writes a crash interrupted (error reports, rejects).
       const failedDir = join(this.opts.dir, table, FAILED_DIR);
-      for (const name of await readdir(failedDir).catch(() => [])) if (name.startsWith('.') && name.endsWith('.tmp')) await rm(join(failedDir, name), { force: true });
+      for (const name of await readdir(failedDir).catch(() => [])) if (isInboxTemp(name)) await rm(join(failedDir, name), { force: true });
       let t: Table;
       try {
         t = await this.db.table(table);
@@ -328,15 +348,15 @@ export class Inbox {
     if (fresh.length > 1) {
       // The reader names the file it choked on: that one fails, the others go on as a batch.
       const culprit = isPaxdError(e) ? fresh.find((f) => e.file === f.path) : undefined;
-      if (culprit !== undefined && isFileFault(e, culprit.path)) {
+      if (culprit !== undefined && isFileFault(e)) {
         await this.fail(table, culprit.path, e);
         await this.loadBatch(table, fresh.filter((f) => f !== culprit).map((f) => f.path));
       } else for (const f of fresh) await this.loadBatch(table, [f.path]);
       return;
     }
-    if (isFileFault(e, fresh[0]!.path)) await this.fail(table, fresh[0]!.path, e);
+    if (isFileFault(e)) await this.fail(table, fresh[0]!.path, e);
     else {
-      this.log.warn({ err: e, table, file: fresh[0]!.id.name }, 'inbox: load failed, will retry');
+      this.log.warn({ err: e, table, file: fresh[0]!.id.name, sqlstate: isPaxdError(e) ? e.code : errnoOf(e) }, 'inbox: load failed, will retry');
       this.retry(table, [fresh[0]!.path]);
     }
   }
@@ -352,6 +372,9 @@ export class Inbox {
     const skip = this.opts.onError === 'skip';
     const failedDir = join(this.opts.dir, table, FAILED_DIR);
     const rejects = skip ? join(failedDir, `.rejects-${process.pid}-${++this.rejectsSeq}.tmp`) : undefined;
+    const fs = this.opts.fs ?? nodeFs;
+    /** Per-file rejects written before the commit; removed again if the commit does not land. */
+    const written: string[] = [];
     if (rejects !== undefined) await mkdir(failedDir, { recursive: true });
     const started = performance.now();
     this.log.info({ table, files: files.length, bytes: files.reduce((n, f) => n + f.id.size, 0) }, `inbox: loading ${files.length} file(s) into ${table}`);
@@ -364,7 +387,15 @@ export class Inbox {
           csv: { header: this.opts.csvHeader },
           ingested: files.map((f) => f.id),
           summary: { operation: 'inbox', files: files.map((f) => f.id.name).join(' ').slice(0, 1000) },
-          ...(rejects !== undefined ? { rejects } : {}),
+          fs,
+          ...(rejects !== undefined
+            ? {
+                rejects,
+                beforeCommit: async ({ rowsRejected }) => {
+                  if (rowsRejected > 0) written.push(...(await splitRejects(fs, rejects, failedDir, files.map((f) => f.path))));
+                },
+              }
+            : {}),
         },
       );
       const bytes = files.reduce((n, f) => n + f.id.size, 0);
@@ -376,7 +407,6 @@ export class Inbox {
         { table, files: files.length, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes, snapshot: r.commit.snapshot.id, ms: Math.round(performance.now() - started) },
         `inbox: loaded ${files.length} file(s) into ${table}`,
       );
-      if (rejects !== undefined && r.rowsRejected > 0) await splitRejects(rejects, failedDir, files.map((f) => f.path));
       for (const f of files) await this.done(table, f.path, f.id, 'loaded');
       return 'ok';
     } catch (e) {
@@ -387,6 +417,7 @@ export class Inbox {
         for (const f of files) await this.done(table, f.path, f.id, 'loaded');
         return 'ok';
       }
+      for (const p of written) await rm(p, { force: true });
       return { error: e };
     } finally {
       if (rejects !== undefined) await rm(rejects, { force: true });
@@ -411,7 +442,7 @@ export class Inbox {
     if (outcome === 'ok') return;
     const e = outcome === 'raced' ? null : outcome.error;
     // Created meanwhile (42P07) or a load that failed for reasons not the file's: try again as an append.
-    if (e === null || (isPaxdError(e) && e.kind === 'exists') || !isFileFault(e, file.path)) this.retry(table, [file.path]);
+    if (e === null || (isPaxdError(e) && e.kind === 'exists') || !isFileFault(e)) this.retry(table, [file.path]);
     else await this.fail(table, file.path, e);
   }
 
@@ -433,7 +464,7 @@ export class Inbox {
   private async fail(table: string, path: string, e: unknown): Promise<void> {
     const to = await placeIn(path, FAILED_DIR);
     const info = failedJson(table, basename(path), path, e);
-    await writeFileAtomic(`${to}.error.json`, JSON.stringify(info, null, 2) + '\n');
+    await writeFileAtomic(this.opts.fs ?? nodeFs, `${to}.error.json`, JSON.stringify(info, null, 2) + '\n');
     try {
       await rename(path, to);
     } catch (err) {
@@ -446,10 +477,13 @@ export class Inbox {
   }
 }
 
-/** Whether an error is the input file's fault (it would fail again), not the store's or the moment's. */
-function isFileFault(e: unknown, path: string): boolean {
-  if (!isPaxdError(e)) return true; // a reader choking on garbage
-  if (e.file !== undefined && (e.file === path || e.file === basename(path))) return true;
+/**
+ * Whether an error is the input file's fault (it would fail again), not the store's or the
+ * moment's. A full disk, any other I/O error (a PaxdError of kind 'io', or a system error with
+ * an errno that escaped as is) and a lost commit race are never the file's: they are retried.
+ */
+function isFileFault(e: unknown): boolean {
+  if (!isPaxdError(e)) return errnoOf(e) === undefined; // a reader choking on garbage, not a failing disk
   switch (e.kind) {
     case 'io':
     case 'conflict':
@@ -473,8 +507,11 @@ function failedJson(table: string, name: string, path: string, e: unknown): Fail
   };
 }
 
-/** Spreads a batch's rejects file (NDJSON lines with `file`) into `<name>.rejects.ndjson` per input. */
-async function splitRejects(rejects: string, failedDir: string, paths: readonly string[]): Promise<void> {
+/**
+ * Spreads a batch's rejects file (NDJSON lines with `file`) into `<name>.rejects.ndjson` per
+ * input, each durable; returns the paths written.
+ */
+async function splitRejects(fs: FsOps, rejects: string, failedDir: string, paths: readonly string[]): Promise<string[]> {
   const byFile = new Map<string, string[]>();
   for (const line of (await readFile(rejects, 'utf8')).split('\n')) {
     if (line === '') continue;
@@ -489,10 +526,15 @@ async function splitRejects(rejects: string, failedDir: string, paths: readonly 
     lines.push(line.split(file).join(name));
     byFile.set(name, lines);
   }
+  const written: string[] = [];
   for (const p of paths) {
     const lines = byFile.get(basename(p));
-    if (lines !== undefined) await writeFileAtomic(join(failedDir, `${basename(p)}.rejects.ndjson`), lines.join('\n') + '\n');
+    if (lines === undefined) continue;
+    const to = join(failedDir, `${basename(p)}.rejects.ndjson`);
+    await writeFileAtomic(fs, to, lines.join('\n') + '\n');
+    written.push(to);
   }
+  return written;
 }
 
 async function listDirs(dir: string): Promise<string[]> {
