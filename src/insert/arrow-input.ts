@@ -38,10 +38,13 @@ async function* batchesOf(reader: Awaited<ReturnType<typeof RecordBatchReader.fr
   // An empty input opens as a reader without a schema: not an Arrow IPC file or stream.
   if (reader.schema == null) throw badArrow(fileName, new Error('no schema message (empty input?)'));
   let mapping: (number | -1)[] | null = null;
+  let rows = 0;
   try {
     for await (const rb of reader as AsyncIterable<RecordBatch>) {
       if (mapping === null) mapping = matchColumnsByName(rb.schema.fields.map((f) => f.name), fields, fileName, table);
-      yield toBatch(rb, fields, mapping, fileName);
+      const batch = toBatch(rb, fields, mapping, fileName, rows);
+      rows += rb.numRows;
+      yield batch;
     }
   } catch (e) {
     if (e instanceof PaxdError) throw e;
@@ -67,7 +70,8 @@ export function matchColumnsByName(names: readonly string[], fields: readonly Fi
   return mapping;
 }
 
-function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], fileName: string): Batch {
+/** `first`: rows of the input before this record batch; a bad value is located at `file:ROW:COL`, as Parquet's are. */
+function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], fileName: string, first: number): Batch {
   const columns: Column[] = fields.map((f, c) => {
     const i = mapping[c]!;
     if (i < 0) {
@@ -79,7 +83,10 @@ function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly nu
     try {
       return columnFromArrow(f.type, rb.getChildAt(i)!.data[0]!);
     } catch (e) {
-      if (e instanceof PaxdError) throw e.at({ file: fileName, columnName: f.name });
+      if (e instanceof PaxdError) {
+        const row = e.row === undefined ? undefined : first + e.row;
+        throw e.at(row === undefined ? { file: fileName, columnName: f.name } : { file: fileName, line: row, column: c + 1, columnName: f.name, row });
+      }
       throw e;
     }
   });

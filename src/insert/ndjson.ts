@@ -40,7 +40,7 @@ import { isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStrin
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
 import { BatchBuilder } from './batch-builder.js';
 import { DEFAULT_BATCH_ROWS } from './csv/options.js';
-import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './csv/utf8.js';
+import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../types/utf8.js';
 import { registerFormat, type FormatReader, type Reject } from './formats.js';
 import type { Input } from './input.js';
 

@@ -19,6 +19,7 @@ import {
   type DataType,
   DateDay,
   Decimal,
+  type Dictionary,
   FixedSizeBinary,
   Float32,
   Float64,
@@ -37,6 +38,7 @@ import type { Column, Value, Values } from './column.js';
 import { PaxdError, SQLSTATE, unsupported, unreachable } from './errors.js';
 import { formatDecimal, formatFloat4, formatFloat8, parseText } from './text-io.js';
 import { type PgType, isDecimal128, pgDisplayName, physicalOf } from './type.js';
+import { checkUtf8Values } from './utf8.js';
 import { intervalNotStorable } from './interval.js';
 
 /** The Arrow type a PostgreSQL type is stored as. */
@@ -140,6 +142,7 @@ function wrap(type: PgType, data: Data, values: Values, offsets: Int32Array | nu
  */
 export function columnFromArrow(type: PgType, data: Data): Column {
   const t = data.type;
+  checkUtf8(data);
   switch (type.id) {
     case 'int2':
       if (t.typeId === Type.Int && (t as Int16).bitWidth === 16 && (t as Int16).isSigned) return wrap(type, data, data.values as Int16Array);
@@ -200,6 +203,38 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       return unreachable(type.id);
   }
   return convert(type, data);
+}
+
+/**
+ * Utf8 input is PostgreSQL text input: every non-NULL value valid UTF-8 without NUL, or 22021
+ * with the row, as CSV and NDJSON say it (./utf8.ts). Dictionary-encoded strings are checked
+ * through the keys the rows use, so one bad entry fails only the rows that hold it.
+ */
+function checkUtf8(data: Data): void {
+  const t = data.type;
+  if (t.typeId === Type.Utf8 || t.typeId === Type.LargeUtf8) {
+    checkUtf8Values(data.values as Uint8Array, data.valueOffsets as Int32Array | BigInt64Array, data.length, (i) => !isNullAt(data, i));
+    return;
+  }
+  if (t.typeId !== Type.Dictionary) return;
+  const dict = (data as Data<Dictionary>).dictionary?.data ?? [];
+  if (dict.length !== 1 || (dict[0]!.type.typeId !== Type.Utf8 && dict[0]!.type.typeId !== Type.LargeUtf8)) return;
+  const d = dict[0]!;
+  const offsets = d.valueOffsets as Int32Array | BigInt64Array;
+  const keys = data.values as ArrayLike<number | bigint>;
+  const verdict = new Uint8Array(d.length); // 0 unchecked, 1 good
+  for (let i = 0; i < data.length; i++) {
+    if (isNullAt(data, i)) continue;
+    const k = Number(keys[i]!);
+    if (verdict[k] === 1) continue;
+    try {
+      checkUtf8Values(d.values as Uint8Array, offsets.subarray(k, k + 2), 1, () => true);
+    } catch (e) {
+      if (e instanceof PaxdError) throw new PaxdError(e.kind, e.code, e.message, { row: i + 1 });
+      throw e;
+    }
+    verdict[k] = 1;
+  }
 }
 
 function asBytes(v: ArrayBufferView): Uint8Array {

@@ -47,7 +47,7 @@ import {
 import { type BlockContext, parseColumn } from './fields.js';
 import { type CsvOptions, type CsvReject, type ResolvedCsvOptions, resolveCsvOptions } from './options.js';
 import { CsvTokenizer, FIELD_NULL, FIELD_QUOTED, RecordError } from './tokenizer.js';
-import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';
+import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../../types/utf8.js';
 
 /** The batches of a CSV input, with running counts (rowsRead = rowsLoaded + rowsRejected). */
 export interface CsvReader extends AsyncGenerator<Batch, void, undefined> {

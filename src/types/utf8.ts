@@ -6,11 +6,13 @@
  *
  *   invalid byte sequence for encoding "UTF8": 0xc3 0x28
  *
- * The reader checks whole blocks with node's native `isUtf8` first; this scanner runs only to
- * locate the first bad byte of a block that failed.
+ * The one validator of every text input: the CSV and NDJSON readers check whole blocks with
+ * node's native `isUtf8` first and run this scanner only to locate the first bad byte of a
+ * block that failed; Arrow and Parquet utf8 columns are checked value by value through
+ * `checkUtf8Values` (./arrow.ts), so no input stores bytes that are not UTF-8.
  */
 import { isUtf8 } from 'node:buffer';
-import { PaxdError, SQLSTATE } from '../../types/errors.js';
+import { PaxdError, SQLSTATE } from './errors.js';
 
 /** true when bytes[start, end) is valid UTF-8 without NUL bytes (fast, native). */
 export function isCleanUtf8(bytes: Uint8Array, start: number, end: number): boolean {
@@ -79,4 +81,35 @@ export function invalidEncodingMessage(bytes: Uint8Array, i: number, avail: numb
 
 export function invalidEncoding(bytes: Uint8Array, i: number, avail: number): PaxdError {
   return new PaxdError('invalid_input', SQLSTATE.character_not_in_repertoire, invalidEncodingMessage(bytes, i, avail));
+}
+
+/**
+ * Checks the variable-width values of a utf8 column (Arrow layout: `offsets[i]..offsets[i+1]`
+ * of `bytes`, rows `isValid` says are not NULL): each must be valid UTF-8 without NUL, on its
+ * own. Throws 22021 for the first bad one, with `row` its 1-based position.
+ *
+ * Fast path: the whole range checked natively, then only that no value begins inside a
+ * character (a continuation byte): a sequence split between two values is valid as a whole
+ * and invalid in each.
+ */
+export function checkUtf8Values(bytes: Uint8Array, offsets: ArrayLike<number | bigint>, length: number, isValid: (i: number) => boolean): void {
+  const at = (i: number) => Number(offsets[i]!);
+  const from = at(0);
+  const to = at(length);
+  if (isCleanUtf8(bytes, from, to)) {
+    let i = 0;
+    for (; i < length; i++) {
+      const s = at(i);
+      if (s < at(i + 1) && (bytes[s]! & 0xc0) === 0x80 && isValid(i)) break;
+    }
+    if (i === length) return;
+  }
+  for (let i = 0; i < length; i++) {
+    const s = at(i);
+    const e = at(i + 1);
+    if (s === e || !isValid(i) || isCleanUtf8(bytes, s, e)) continue;
+    const bad = firstInvalidUtf8(bytes, s, e);
+    const err = invalidEncoding(bytes, bad, e - bad);
+    throw new PaxdError(err.kind, err.code, err.message, { row: i + 1 });
+  }
 }
