@@ -19,7 +19,28 @@ import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachab
 const EPOCH_DAYS = 10957;
 const EPOCH_US = 946_684_800_000_000n;
 
+/**
+ * ±infinity go over the wire as the integer extremes themselves (datatype/timestamp.h:
+ * DATEVAL_NOBEGIN/NOEND, DT_NOBEGIN/NOEND), not shifted by the epoch; paxd keeps them the
+ * same way (src/types/text-io.ts).
+ */
+const DATE_NOBEGIN = -2147483648;
+const DATE_NOEND = 2147483647;
+const TS_NOBEGIN = -(2n ** 63n);
+const TS_NOEND = 2n ** 63n - 1n;
+/** date_recv's IS_VALID_DATE, in days since 1970: Julian day 0 .. 2147483494 (exclusive). */
+const DATE_MIN = -2440588;
+const DATE_END = 2147483494 - 2440588;
+/** timestamp_recv's IS_VALID_TIMESTAMP (µs since 2000); paxd's int64 since 1970 ends at TS_NOEND, before PostgreSQL's end. */
+const TS_MIN_PG = -211813488000000000n;
+
+/** 22008, as date_recv and timestamp_recv report a value outside the type's range. */
+function outOfRange(type: PgType): PaxdError {
+  return new PaxdError('invalid_input', '22008', type.id === 'date' ? 'date out of range' : 'timestamp out of range');
+}
+
 const NUMERIC_SIGN = { pos: 0x0000, neg: 0x4000, nan: 0xc000, pinf: 0xd000, ninf: 0xf000 } as const;
+const INFINITY_DSCALE = 0x20;
 
 /** 22P03, as PostgreSQL's receive functions report a value of the wrong shape. */
 function badBinary(type: PgType, why: string): PaxdError {
@@ -68,14 +89,16 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
       return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
     }
     case 'date': {
+      const d = v as number;
       const b = Buffer.allocUnsafe(4);
-      b.writeInt32BE((v as number) - EPOCH_DAYS);
+      b.writeInt32BE(d === DATE_NOBEGIN || d === DATE_NOEND ? d : d - EPOCH_DAYS);
       return b;
     }
     case 'timestamp':
     case 'timestamptz': {
+      const us = v as bigint;
       const b = Buffer.allocUnsafe(8);
-      b.writeBigInt64BE((v as bigint) - EPOCH_US);
+      b.writeBigInt64BE(us === TS_NOBEGIN || us === TS_NOEND ? us : us - EPOCH_US);
       return b;
     }
     case 'numeric':
@@ -130,13 +153,23 @@ export function decodeBinary(type: PgType, b: Buffer): Value {
     case 'uuid':
       size(16);
       return new Uint8Array(b);
-    case 'date':
+    case 'date': {
       size(4);
-      return b.readInt32BE(0) + EPOCH_DAYS;
+      const raw = b.readInt32BE(0);
+      if (raw === DATE_NOBEGIN || raw === DATE_NOEND) return raw;
+      const d = raw + EPOCH_DAYS;
+      if (d < DATE_MIN || d >= DATE_END) throw outOfRange(type);
+      return d;
+    }
     case 'timestamp':
-    case 'timestamptz':
+    case 'timestamptz': {
       size(8);
-      return b.readBigInt64BE(0) + EPOCH_US;
+      const raw = b.readBigInt64BE(0);
+      if (raw === TS_NOBEGIN || raw === TS_NOEND) return raw;
+      const us = raw + EPOCH_US;
+      if (raw < TS_MIN_PG || us >= TS_NOEND) throw outOfRange(type);
+      return us;
+    }
     case 'numeric':
       return parseText(type, decodeNumeric(type, b));
     case 'interval': {
@@ -155,7 +188,9 @@ export function decodeBinary(type: PgType, b: Buffer): Value {
 /** numeric_send of a decimal string ('-12.50', 'NaN', 'Infinity'). */
 export function encodeNumeric(s: string): Buffer {
   const special = s === 'NaN' ? NUMERIC_SIGN.nan : s === 'Infinity' ? NUMERIC_SIGN.pinf : s === '-Infinity' ? NUMERIC_SIGN.ninf : null;
-  if (special !== null) return numericHeader(0, 0, special, 0);
+  // PostgreSQL 15's numeric_send writes dscale 0 for NaN and 32 for ±Infinity (measured:
+  // test/pgwire/binary-special.test.ts compares the bytes).
+  if (special !== null) return numericHeader(0, 0, special, special === NUMERIC_SIGN.nan ? 0 : INFINITY_DSCALE);
   const neg = s.startsWith('-');
   const body = neg || s.startsWith('+') ? s.slice(1) : s;
   const [intPart = '', fracPart = ''] = body.split('.');
