@@ -184,7 +184,10 @@ test('the newest snapshot truncated or bit-flipped at every byte: XX001 everywhe
       await s.write(ids([4]));
       await s.commit();
     });
-    if (cli) await mustFail(`${damage}: paxd check`, () => buildProgram(() => undefined).parseAsync(['check', 'c', '--data', dir], { from: 'user' }));
+    if (cli) {
+      const argv = ['check', 'c', '--data', dir];
+      await mustFail(`${damage}: paxd check`, async () => (await buildProgram(argv, () => undefined)).parseAsync(argv, { from: 'user' }));
+    }
     assert.is(listing(), before, `${damage}: the snapshots folder changed`);
   }
 
