@@ -137,7 +137,7 @@ export class Database {
    * Fails at that commit with 42P07 if the table was created meanwhile.
    */
   prepareTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Table {
-    if (!TABLE_NAME.test(name)) throw new PaxdError('usage', '42602', `invalid table name "${name}": use letters, digits and _ (up to 63), not starting with a digit`);
+    if (!TABLE_NAME.test(name)) throw new PaxdError('usage', SQLSTATE.invalid_name, `invalid table name "${name}": use letters, digits and _ (up to 63), not starting with a digit`);
     if (columns.length === 0) throw usage(`table "${name}" needs at least one column`);
     const layout = options.layout ?? 'pax';
     if (layout !== 'pax' && layout !== 'ao_column') throw usage(`unknown layout "${String(layout)}": use pax or ao_column`);

@@ -13,7 +13,7 @@
  * `--print-config` masks them.
  */
 import { readFileSync } from 'node:fs';
-import { PaxdError, unreachable } from '../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
 import { maskUrl } from '../mirror/index.js';
@@ -230,7 +230,7 @@ function maskVerifier(v: string): string {
 }
 
 function configError(where: string, key: string, what: string): PaxdError {
-  return new PaxdError('usage', '22023', `${where}: ${key}: ${what}`);
+  return new PaxdError('usage', SQLSTATE.invalid_parameter_value, `${where}: ${key}: ${what}`);
 }
 
 function got(v: unknown): string {
@@ -332,16 +332,16 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new PaxdError('io', '58030', `could not read config file "${file}": ${(e as Error).message}`, { file, cause: e });
+    throw new PaxdError('io', SQLSTATE.io_error, `could not read config file "${file}": ${(e as Error).message}`, { file, cause: e });
   }
   if (file.endsWith('.json')) {
     let o: unknown;
     try {
       o = JSON.parse(text);
     } catch (e) {
-      throw new PaxdError('usage', '22023', `config file ${file}: invalid JSON: ${(e as Error).message}`, { file });
+      throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `config file ${file}: invalid JSON: ${(e as Error).message}`, { file });
     }
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new PaxdError('usage', '22023', `config file ${file}: expected a JSON object`, { file });
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `config file ${file}: expected a JSON object`, { file });
     return o as Record<string, unknown>;
   }
   return parseToml(text, file);
@@ -363,7 +363,7 @@ export function parseToml(text: string, file = 'config'): Record<string, unknown
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '' || line.startsWith('#')) continue;
-    const bad = (what: string) => new PaxdError('usage', '22023', `config file ${file}:${i + 1}: ${what}`, { file, line: i + 1 });
+    const bad = (what: string) => new PaxdError('usage', SQLSTATE.invalid_parameter_value, `config file ${file}:${i + 1}: ${what}`, { file, line: i + 1 });
     const sec = /^\[\s*([A-Za-z_][A-Za-z0-9_]*)\s*\]$/.exec(line);
     if (sec !== null) {
       const t: Record<string, unknown> = {};

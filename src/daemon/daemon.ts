@@ -187,9 +187,6 @@ export class Daemon {
   }
 }
 
-/** PostgreSQL's invalid_password, the code of every failed password login. */
-const INVALID_PASSWORD = '28P01';
-
 /** `--http` on an address others can reach, with nobody to authenticate. */
 function httpOpenNotLoopback(host: string): PaxdError {
   return new PaxdError(
@@ -207,7 +204,8 @@ function wireLog(log: Logger, metrics: DaemonMetrics): WireLog {
   return {
     info: (fields, message) => log.info({ protocol: 'wire', ...fields }, message),
     warn: (fields, message) => {
-      if (fields.code === INVALID_PASSWORD) metrics.authFailures.inc({ protocol: 'wire' });
+      // invalid_password is the code of every failed password login.
+      if (fields.code === SQLSTATE.invalid_password) metrics.authFailures.inc({ protocol: 'wire' });
       log.warn({ protocol: 'wire', ...fields }, message);
     },
   };

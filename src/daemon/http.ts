@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Database } from '../database.js';
-import { PaxdError, isPaxdError, pgDisplayName, unreachable } from '../types/index.js';
+import { PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE } from '../types/index.js';
 import { ingestFiles } from '../insert/ingest.js';
 import type { Format } from '../insert/formats.js';
 import { query, textRows, commandTag } from '../engine/index.js';
@@ -109,8 +109,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
     }
     const rows = /^\/v1\/tables\/([^/]+)\/rows$/.exec(path);
     if (rows !== null) {
-      if (req.method !== 'POST') throw new HttpError(405, '42601', `${req.method} ${path}: use POST`);
-      if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
+      if (req.method !== 'POST') throw new HttpError(405, SQLSTATE.syntax_error, `${req.method} ${path}: use POST`);
+      if (stopping) throw new HttpError(503, SQLSTATE.admin_shutdown, 'the server is shutting down');
       busy++;
       try {
         await ingestBody(o, decodePathSegment(rows[1]!), url, req, res);
@@ -120,8 +120,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       return 'rows';
     }
     if (path === '/v1/sql') {
-      if (req.method !== 'POST') throw new HttpError(405, '42601', `${req.method} ${path}: use POST`);
-      if (stopping) throw new HttpError(503, '57P01', 'the server is shutting down');
+      if (req.method !== 'POST') throw new HttpError(405, SQLSTATE.syntax_error, `${req.method} ${path}: use POST`);
+      if (stopping) throw new HttpError(503, SQLSTATE.admin_shutdown, 'the server is shutting down');
       busy++;
       try {
         await runSql(o, req, res, limit);
@@ -130,7 +130,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       }
       return 'sql';
     }
-    throw new HttpError(404, '42704', `no route ${req.method} ${path}`);
+    throw new HttpError(404, SQLSTATE.undefined_object, `no route ${req.method} ${path}`);
   };
 
   /** Lets the request on, or fails it with 401 after the failure delay; logs and counts. */
@@ -149,7 +149,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       o.metrics.authDelaySeconds.inc(o.authFailureDelayMs / 1000);
     }
     res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
-    throw new HttpError(401, '28P01', r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`);
+    throw new HttpError(401, SQLSTATE.invalid_password, r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`);
   };
 
   const done = () => {
@@ -234,12 +234,12 @@ const EXTENSION: Record<Format, string> = { arrow: 'arrows', csv: 'csv', text: '
 async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
-    throw new HttpError(415, '22023', `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`);
+    throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   const compression = encoding === 'gzip' ? '.gz' : encoding === 'zstd' ? '.zst' : encoding === 'identity' ? '' : null;
-  if (compression === null) throw new HttpError(415, '22023', `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
+  if (compression === null) throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
   const onError = url.searchParams.get('on_error') ?? 'abort';
-  if (onError !== 'abort' && onError !== 'skip') throw new HttpError(400, '22023', `on_error must be abort or skip, got "${onError}"`);
+  if (onError !== 'abort' && onError !== 'skip') throw new HttpError(400, SQLSTATE.invalid_parameter_value, `on_error must be abort or skip, got "${onError}"`);
   const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
   const header = headerParam === undefined || headerParam === null ? o.csvHeader : headerParam === 'true' || headerParam.toLowerCase() === 'present';
   const t = await o.db.table(table);
@@ -322,7 +322,7 @@ function receive(req: IncomingMessage, max: number, sink: (chunk: Buffer) => Pro
 
 /** 413 for a body over `max` bytes (declared by Content-Length, or counted as it arrived). */
 function tooLarge(max: number, declared: number | null): HttpError {
-  return new HttpError(413, '54000', `request body ${declared !== null ? `of ${declared} bytes ` : ''}is larger than the limit of ${max} bytes (max_body_bytes; SQL text at most ${MAX_SQL_BYTES})`);
+  return new HttpError(413, SQLSTATE.program_limit_exceeded, `request body ${declared !== null ? `of ${declared} bytes ` : ''}is larger than the limit of ${max} bytes (max_body_bytes; SQL text at most ${MAX_SQL_BYTES})`);
 }
 
 /** The Content-Length of a request, or null for none (chunked). Node has checked its syntax. */
@@ -340,7 +340,7 @@ function requestUrl(target: string | undefined): URL {
   try {
     return t.startsWith('/') ? new URL(`http://paxd${t}`) : new URL(t);
   } catch {
-    throw new HttpError(400, '22023', `invalid request target ${JSON.stringify(t.slice(0, 200))}`);
+    throw new HttpError(400, SQLSTATE.invalid_parameter_value, `invalid request target ${JSON.stringify(t.slice(0, 200))}`);
   }
 }
 
@@ -349,12 +349,12 @@ function decodePathSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw new HttpError(400, '22025', `invalid percent-escape in path segment ${JSON.stringify(s.slice(0, 200))}`);
+    throw new HttpError(400, SQLSTATE.invalid_escape_sequence, `invalid percent-escape in path segment ${JSON.stringify(s.slice(0, 200))}`);
   }
 }
 
 function truncated(n: number, declared: number | null): HttpError {
-  return new HttpError(400, '08P01', `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
+  return new HttpError(400, SQLSTATE.protocol_violation, `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
 }
 
 function renamed(e: unknown, path: string, as: string): unknown {
@@ -375,13 +375,13 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
     try {
       parsed = JSON.parse(text);
     } catch (e) {
-      throw new HttpError(400, '22P02', `invalid JSON body: ${(e as Error).message}`);
+      throw new HttpError(400, SQLSTATE.invalid_text_representation, `invalid JSON body: ${(e as Error).message}`);
     }
     const s = (parsed as { sql?: unknown } | null)?.sql;
-    if (typeof s !== 'string') throw new HttpError(400, '22023', 'JSON body needs "sql": a string');
+    if (typeof s !== 'string') throw new HttpError(400, SQLSTATE.invalid_parameter_value, 'JSON body needs "sql": a string');
     sql = s;
   }
-  if (sql.trim() === '') throw new HttpError(400, '42601', 'no SQL statement in the body');
+  if (sql.trim() === '') throw new HttpError(400, SQLSTATE.syntax_error, 'no SQL statement in the body');
   const end = o.metrics.queryDuration.startTimer();
   let r;
   try {
@@ -460,7 +460,7 @@ function errorBody(e: unknown): { status: number; body: ErrorJson } {
       body: { error: { sqlstate: e.code, message: e.message, ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) } },
     };
   }
-  return { status: 500, body: { error: { sqlstate: 'XX000', message: e instanceof Error ? e.message : String(e) } } };
+  return { status: 500, body: { error: { sqlstate: SQLSTATE.internal_error, message: e instanceof Error ? e.message : String(e) } } };
 }
 
 function statusOf(e: PaxdError): number {

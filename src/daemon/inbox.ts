@@ -32,7 +32,7 @@ import { readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Database, Table } from '../database.js';
-import { PaxdError, isPaxdError } from '../types/errors.js';
+import { PaxdError, SQLSTATE, isPaxdError } from '../types/errors.js';
 import { ingestFiles } from '../insert/ingest.js';
 import { formatOf } from '../insert/formats.js';
 import { inferSchema } from '../insert/infer.js';
@@ -430,7 +430,7 @@ export class Inbox {
     let t: Table;
     try {
       const format = formatOf(file.path);
-      if (format === null) throw new PaxdError('usage', '22023', `cannot tell the format of ${file.id.name} from its extension`);
+      if (format === null) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `cannot tell the format of ${file.id.name} from its extension`);
       const { columns } = await inferSchema(format, await openInput(file.path), { csv });
       t = this.db.prepareTable(table, columns);
     } catch (e) {
@@ -502,7 +502,7 @@ function failedJson(table: string, name: string, path: string, e: unknown): Fail
     line: p?.line ?? null,
     column: p?.column ?? null,
     reason,
-    sqlstate: p?.code ?? 'XX000',
+    sqlstate: p?.code ?? SQLSTATE.internal_error,
     time: new Date().toISOString(),
   };
 }

@@ -16,13 +16,13 @@
  * push it into the scan (`dateComparison` turns a comparison of a date with a timestamp at
  * midnight into a date comparison, which is exactly equivalent).
  */
-import { type PgType, pgDisplayName } from '../types/index.js';
+import { type PgType, pgDisplayName, SQLSTATE } from '../types/index.js';
 import { INTERVAL_RANGE, makeInterval, parseInterval } from '../types/interval.js';
 import type { AstFields, AstNode } from './parse.js';
 import { fieldsOf } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, E } from './expr.js';
 import { T, categoryOf } from './types.js';
-import { ENGINE_SQLSTATE, SqlError, notSupported, positionOf, undefinedFunction, undefinedOperator } from './errors.js';
+import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperator } from './errors.js';
 import { currentContext, type StatementContext } from './context.js';
 import { evaluate } from './exec/eval.js';
 
@@ -178,7 +178,7 @@ export function bindDateTimeArith(op: ArithOp, l: Expr, r: Expr, location: numbe
   const cands = DATETIME_OPERATORS[op].map((c) => ({ ...c, params: [c.left, c.right] }));
   const sig = `${argTypeName(l, b)} ${op} ${argTypeName(r, b)}`;
   const c = resolve(cands, [l, r], b, true);
-  if (c === 'ambiguous') throw new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_function, `operator is not unique: ${sig}`, positionOf(location));
+  if (c === 'ambiguous') throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `operator is not unique: ${sig}`, positionOf(location));
   if (c === null) throw undefinedOperator(sig, location);
   return fold(c.make(b.cast(l, c.left, location), b.cast(r, c.right, location)));
 }
@@ -238,7 +238,7 @@ export function bindIntervalCast(arg: Expr, typeName: AstFields, location: numbe
   }
   if (range !== INTERVAL_RANGE.FULL || precision !== null) throw notSupported('interval fields or precision in a cast of a non-literal', location);
   if (arg.type.id === 'interval') return arg;
-  if (categoryOf(arg.type) !== 'string') throw new SqlError('invalid_input', ENGINE_SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(arg.type)} to interval`, positionOf(location));
+  if (categoryOf(arg.type) !== 'string') throw new SqlError('invalid_input', SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(arg.type)} to interval`, positionOf(location));
   return fold(b.cast(arg, T.interval, location));
 }
 
@@ -362,7 +362,7 @@ export function bindFunction(name: string, args: Expr[], location: number, b: Fn
   if (cands === undefined) return null;
   const sig = `${name}(${args.map((a) => argTypeName(a, b)).join(', ')})`;
   const c = resolve(cands, args, b, false);
-  if (c === 'ambiguous') throw new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_function, `function ${sig} is not unique`, positionOf(location));
+  if (c === 'ambiguous') throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `function ${sig} is not unique`, positionOf(location));
   if (c === null) throw undefinedFunction(sig, location);
   return fold(c.make(args.map((a, i) => b.cast(a, c.params[i]!, location))));
 }

@@ -36,7 +36,7 @@
  * column, 42P01 for a qualifier no FROM item has. `$n` parameters bind per ./context.ts.
  */
 import type { Database, Table } from '../database.js';
-import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName, unreachable } from '../types/index.js';
+import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';
 import { T, categoryOf, commonType, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
@@ -52,8 +52,7 @@ import {
   undefinedFunction,
   undefinedOperator,
   undefinedTable,
-  ENGINE_SQLSTATE,
-} from './errors.js';
+  } from './errors.js';
 import { castValue } from './exec/kernels.js';
 import { keyNorm, keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
@@ -218,7 +217,7 @@ const paramPlaceholders = new WeakMap<Expr, number>();
 function paramRef(n: AstFields): Expr {
   const k = (n.number as number | undefined) ?? 0;
   const ctx = currentContext();
-  const noParam = () => new SqlError('invalid_input', ENGINE_SQLSTATE.undefined_parameter, `there is no parameter $${k}`, positionOf(n.location));
+  const noParam = () => new SqlError('invalid_input', SQLSTATE.undefined_parameter, `there is no parameter $${k}`, positionOf(n.location));
   if (ctx === null || k < 1) throw noParam();
   if (ctx.values !== null) {
     const type = ctx.types[k - 1];
@@ -354,12 +353,12 @@ async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
     let index = -1;
     if (kindOf(node) === 'A_Const' && fieldsOf(node).ival !== undefined) {
       const n = (fieldsOf(node).ival.ival as number | undefined) ?? 0;
-      if (n < 1 || n > fields.length) throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, `ORDER BY position ${n} is not in select list`, positionOf(locationOf(node)));
+      if (n < 1 || n > fields.length) throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `ORDER BY position ${n} is not in select list`, positionOf(locationOf(node)));
       index = n - 1;
     } else if (kindOf(node) === 'ColumnRef' && fieldsOf(node).fields.length === 1 && kindOf(fieldsOf(node).fields[0]) === 'String') {
       const name = str(fieldsOf(node).fields[0]);
       const hits = fields.flatMap((f, i) => (f.name === name ? [i] : []));
-      if (hits.length > 1) throw new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_column, `ORDER BY "${name}" is ambiguous`, positionOf(locationOf(node)));
+      if (hits.length > 1) throw new SqlError('invalid_input', SQLSTATE.ambiguous_column, `ORDER BY "${name}" is ambiguous`, positionOf(locationOf(node)));
       if (hits.length === 0) throw undefinedColumn(name, locationOf(node));
       index = hits[0]!;
     } else throw notSupported('ORDER BY of a UNION on an expression (only result column names or positions)', locationOf(node));
@@ -385,7 +384,7 @@ export function leavesOf(n: FromNode): number[] {
 }
 
 function ambiguousColumn(name: string, location?: number): SqlError {
-  return new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_column, `column reference "${name}" is ambiguous`, positionOf(location));
+  return new SqlError('invalid_input', SQLSTATE.ambiguous_column, `column reference "${name}" is ambiguous`, positionOf(location));
 }
 
 /** The rows and columns of a subquery in an expression, run before its query is bound. */
@@ -423,7 +422,7 @@ async function runSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]):
     try {
       q = await bindQuery(db, sl.subselect as AstNode);
     } catch (e) {
-      if (e instanceof SqlError && isOuterReference(e, leaves)) throw notSupported('correlated subqueries', sl.location);
+      if (isPaxdError(e) && isOuterReference(e, leaves)) throw notSupported('correlated subqueries', sl.location);
       throw e;
     }
     const r = await runQuery(q);
@@ -562,7 +561,7 @@ async function existsJoins(db: Database, s: AstFields, leaves: Leaf[], raw: RawF
 }
 
 /** True when a name error inside a subquery names a column or table of the outer query. */
-function isOuterReference(e: SqlError, leaves: readonly Leaf[]): boolean {
+function isOuterReference(e: PaxdError, leaves: readonly Leaf[]): boolean {
   if (e.code !== SQLSTATE.undefined_column && e.code !== SQLSTATE.undefined_table) return false;
   const m = /^column "?([^".]+)"? does not exist$|^column ([^ .]+)\.([^ ]+) does not exist$|^missing FROM-clause entry for table "([^"]+)"$/.exec(e.message);
   if (m === null) return false;
@@ -641,8 +640,8 @@ function addLeaf(leaves: Leaf[], alias: AstFields | undefined, name: string, fie
   const ref = (alias?.aliasname as string | undefined) ?? name;
   const colnames = ((alias?.colnames ?? []) as AstNode[]).map(str);
   if (colnames.length > fields.length)
-    throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, `table "${ref}" has ${fields.length} columns available but ${colnames.length} columns specified`, positionOf(location));
-  if (leaves.some((l) => l.alias === ref)) throw new SqlError('invalid_input', '42712', `table name "${ref}" specified more than once`, positionOf(location));
+    throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `table "${ref}" has ${fields.length} columns available but ${colnames.length} columns specified`, positionOf(location));
+  if (leaves.some((l) => l.alias === ref)) throw new SqlError('invalid_input', SQLSTATE.duplicate_alias, `table name "${ref}" specified more than once`, positionOf(location));
   leaves.push(Object.freeze({ alias: ref, fields: fields.map((f, i) => (i < colnames.length ? { ...f, name: colnames[i]! } : f)), source }));
   return { kind: 'leaf', leaf: leaves.length - 1 };
 }
@@ -712,7 +711,7 @@ class Binder {
     if (kind === 'EXISTS_SUBLINK') return E.const(r.rows.length > 0, BOOL);
     if (kind === 'EXPR_SUBLINK') {
       if (r.fields.length !== 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery must return only one column', positionOf(n.location));
-      if (r.rows.length > 1) throw new SqlError('invalid_input', '21000', 'more than one row returned by a subquery used as an expression');
+      if (r.rows.length > 1) throw new SqlError('invalid_input', SQLSTATE.cardinality_violation, 'more than one row returned by a subquery used as an expression');
       return E.const(r.rows[0]?.[0] ?? null, r.fields[0]!.type);
     }
     if (kind !== 'ANY_SUBLINK' && kind !== 'ALL_SUBLINK') throw notSupported(`${kind.replace(/_SUBLINK$/, '')} subqueries`, n.location);
@@ -898,7 +897,7 @@ class Binder {
     for (const name of names) {
       const side = (cols: { name: string; src: ColumnSource }[], which: string) => {
         const hits = cols.filter((c) => c.name === name);
-        if (hits.length > 1) throw new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_column, `common column name "${name}" appears more than once in ${which} table`, positionOf(raw.location));
+        if (hits.length > 1) throw new SqlError('invalid_input', SQLSTATE.ambiguous_column, `common column name "${name}" appears more than once in ${which} table`, positionOf(raw.location));
         if (hits.length === 0) throw new SqlError('not_found', SQLSTATE.undefined_column, `column "${name}" specified in USING clause does not exist in ${which} table`, positionOf(raw.location));
         return hits[0]!.src;
       };
@@ -933,7 +932,7 @@ class Binder {
     const e = this.sourceExpr(src);
     if (mode.kind === 'scalar') return e;
     const k = mode.keyNodes.indexOf(exprKey(e));
-    if (k < 0) throw new SqlError('invalid_input', ENGINE_SQLSTATE.grouping_error, `column "${name}" must appear in the GROUP BY clause or be used in an aggregate function`, positionOf(location));
+    if (k < 0) throw new SqlError('invalid_input', SQLSTATE.grouping_error, `column "${name}" must appear in the GROUP BY clause or be used in an aggregate function`, positionOf(location));
     return E.column(k, e.type, name);
   }
 
@@ -1035,7 +1034,7 @@ class Binder {
     if (distinct) {
       const keys = new Set(targets.map((t) => exprKey(t.expr)));
       if (orderBy.some((o) => !keys.has(exprKey(o.expr))))
-        throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', positionOf(locationOf(s.sortClause[0])));
+        throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', positionOf(locationOf(s.sortClause[0])));
     }
     return Object.freeze({
       where,
@@ -1053,7 +1052,7 @@ class Binder {
   private groupNode(g: AstNode, targets: AstNode[]): AstNode {
     if (kindOf(g) === 'A_Const' && fieldsOf(g).ival !== undefined) {
       const n = (fieldsOf(g).ival.ival as number | undefined) ?? 0;
-      if (n < 1 || n > targets.length) throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, `GROUP BY position ${n} is not in select list`, positionOf(locationOf(g)));
+      if (n < 1 || n > targets.length) throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `GROUP BY position ${n} is not in select list`, positionOf(locationOf(g)));
       return fieldsOf(targets[n - 1]!).val;
     }
     if (kindOf(g) === 'GroupingSet') throw notSupported('GROUPING SETS, ROLLUP and CUBE');
@@ -1076,14 +1075,14 @@ class Binder {
     let expr: Expr | null = null;
     if (kindOf(node) === 'A_Const' && fieldsOf(node).ival !== undefined) {
       const n = (fieldsOf(node).ival.ival as number | undefined) ?? 0;
-      if (n < 1 || n > targets.length) throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, `ORDER BY position ${n} is not in select list`, positionOf(locationOf(node)));
+      if (n < 1 || n > targets.length) throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `ORDER BY position ${n} is not in select list`, positionOf(locationOf(node)));
       expr = targets[n - 1]!.expr;
     } else if (kindOf(node) === 'ColumnRef' && fieldsOf(node).fields.length === 1 && kindOf(fieldsOf(node).fields[0]) === 'String') {
       // ORDER BY name: an output column's name first, then an input column (PostgreSQL's rule for SQL-92 compatibility)
       const name = str(fieldsOf(node).fields[0]);
       const matches = targets.filter((t) => t.name === name);
       if (matches.length > 1 && new Set(matches.map((m) => exprKey(m.expr))).size > 1)
-        throw new SqlError('invalid_input', ENGINE_SQLSTATE.ambiguous_column, `ORDER BY "${name}" is ambiguous`, positionOf(locationOf(node)));
+        throw new SqlError('invalid_input', SQLSTATE.ambiguous_column, `ORDER BY "${name}" is ambiguous`, positionOf(locationOf(node)));
       if (matches.length > 0) expr = matches[0]!.expr;
     }
     expr ??= resolveUnknown(this.expr(node, mode));
@@ -1102,12 +1101,7 @@ class Binder {
     if (e.kind !== 'const') throw notSupported(`non-constant ${clause}`);
     if (e.value === null) return null;
     const v = Number(castValue(engineType(e.type), T.int8, e.value));
-    if (v < 0)
-      throw new SqlError(
-        'invalid_input',
-        clause === 'LIMIT' ? ENGINE_SQLSTATE.invalid_row_count_in_limit_clause : ENGINE_SQLSTATE.invalid_row_count_in_result_offset_clause,
-        `${clause} must not be negative`,
-      );
+    if (v < 0) throw invalidRowCount(clause);
     return v;
   }
 
@@ -1242,7 +1236,7 @@ class Binder {
       const leaf = this.leafNamed(parts[0]!, n.location);
       const ks = this.leaves[leaf]!.fields.flatMap((f, k) => (f.name === parts[1] ? [k] : []));
       if (ks.length === 0 && parts[1] === 'ctid' && this.leaves[leaf]!.source.kind === 'table') return this.ctidExpr(leaf, mode, n.location);
-      if (ks.length === 0) throw new SqlError('not_found', SQLSTATE.undefined_column, `column ${parts[0]}.${parts[1]} does not exist`, positionOf(n.location));
+      if (ks.length === 0) throw sharedUndefinedColumn(parts[1]!, { qualifier: parts[0]!, position: positionOf(n.location) });
       if (ks.length > 1) throw ambiguousColumn(parts.join('.'), n.location);
       return this.columnExpr(leaf, ks[0]!, mode, n.location);
     }
@@ -1410,7 +1404,7 @@ class Binder {
     if (names.length > 2) throw notSupported('function names qualified with a database', n.location);
     if (names.length === 2 && names[0] !== 'pg_catalog') {
       if (names[0] === 'public') throw undefinedFunction(`${names.join('.')}(…)`, n.location);
-      throw new SqlError('not_found', '3F000', `schema "${names[0]}" does not exist`, positionOf(n.location));
+      throw new SqlError('not_found', SQLSTATE.invalid_schema_name, `schema "${names[0]}" does not exist`, positionOf(n.location));
     }
     if (!AGGREGATES.has(name0) || n.over !== undefined) return this.scalarFunc(name0, n, mode);
     const name = AGGREGATE_ALIAS[name0] ?? (name0 as AggName);
@@ -1429,7 +1423,7 @@ class Binder {
     if (ordered !== (n.agg_within_group === true))
       throw new SqlError(
         'invalid_input',
-        '42809',
+        SQLSTATE.wrong_object_type,
         ordered ? `WITHIN GROUP is required for ordered-set aggregate ${name0}` : `${name0} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`,
         positionOf(n.location),
       );
@@ -1442,7 +1436,7 @@ class Binder {
       call = { fn: 'count', arg: null, type: T.int8, distinct: false };
     } else {
       if (args.length !== 1) throw undefinedFunction(`${name}() with ${args.length} arguments`, n.location);
-      if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', ENGINE_SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
+      if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
       const bound = this.expr(args[0]!, { kind: 'scalar', clause: 'aggregate arguments' });
       const arg = isUnknownText(bound) ? this.cast(bound, T.text) : bound;
       call = { fn: name as AggName, arg, type: aggregateType(name as AggName, arg.type, n.location), distinct: n.agg_distinct === true };
@@ -1487,13 +1481,13 @@ class Binder {
   private collectingAggregate(name: 'string_agg' | 'array_agg', args: AstNode[], order: OrderItem[] | undefined, n: AstFields): AggCall {
     if (n.agg_star === true) throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name}(*) specified, but ${name} is not an aggregate function`, positionOf(n.location));
     if (args.length !== (name === 'string_agg' ? 2 : 1)) throw undefinedFunction(`${name} with ${args.length} arguments`, n.location);
-    if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', ENGINE_SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
+    if (hasAggregate(args[0]!)) throw new SqlError('invalid_input', SQLSTATE.grouping_error, 'aggregate function calls cannot be nested', positionOf(n.location));
     const bound = this.expr(args[0]!, { kind: 'scalar', clause: 'aggregate arguments' });
     const distinct = n.agg_distinct === true;
     if (name === 'array_agg') {
       const arg = unknownLiterals.has(bound) ? this.cast(bound, T.text) : bound;
       if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
-        throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
+        throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
       // No array types: the result is array_out's text.
       return { fn: 'array_agg', arg, type: T.text, distinct, ...(order === undefined ? {} : { order }) };
     }
@@ -1502,7 +1496,7 @@ class Binder {
     const arg = this.text(bound, sig);
     const param = this.constArg(args[1]!, T.text, 'string_agg delimiter');
     if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
-      throw new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
+      throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
     return { fn: 'string_agg', arg, type: T.text, distinct, param, ...(order === undefined ? {} : { order }) };
   }
 
@@ -1720,7 +1714,7 @@ function checkCast(from: PgType, to: PgType, location?: number): void {
   if ((cf === 'bool' && to.id === 'int4') || (from.id === 'int4' && ct === 'bool')) return;
   const exists = from.id === 'jsonb' && (ct === 'numeric' || ct === 'bool');
   if (exists) throw notSupported(`cast from ${pgDisplayName(from)} to ${pgDisplayName(to)}`, location);
-  throw new SqlError('invalid_input', ENGINE_SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(from)} to ${pgDisplayName(to)}`, positionOf(location));
+  throw new SqlError('invalid_input', SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(from)} to ${pgDisplayName(to)}`, positionOf(location));
 }
 
 function engineTypeFor(t: PgType): PgType {

@@ -24,7 +24,7 @@ import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
 import { DEFAULT_WORK_MEM, withContext } from './context.js';
 import { T } from './types.js';
-import { type PgType, SQLSTATE } from '../types/index.js';
+import { type PgType, SQLSTATE, bindParameterCount } from '../types/index.js';
 
 export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
@@ -76,7 +76,7 @@ export async function prepare(db: Database, sql: string, paramTypes?: readonly (
     fields,
     async execute(params: readonly Value[]): Promise<QueryResult> {
       if (params.length !== resolved.length)
-        throw new SqlError('invalid_input', '08P01', `bind message supplies ${params.length} parameters, but prepared statement requires ${resolved.length}`);
+        throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
       return withContext({ types: [...resolved], values: params, workMem }, () => execute(db, stmt));
     },

@@ -10,7 +10,7 @@ import { ColumnBuilder } from '../types/builder.js';
 import { columnFromArrow } from '../types/arrow.js';
 import { parseText } from '../types/text-io.js';
 import type { Field } from '../types/type.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, undefinedColumn } from '../types/errors.js';
 
 export async function* readArrow(
   source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream | Promise<FileHandle>,
@@ -66,7 +66,7 @@ export function matchColumnsByName(names: readonly string[], fields: readonly Fi
     return i;
   });
   const extra = names.find((_, i) => !used.has(i));
-  if (extra !== undefined) throw new PaxdError('invalid_input', SQLSTATE.undefined_column, `${file}: column "${extra}" of relation "${table}" does not exist`, { file });
+  if (extra !== undefined) throw undefinedColumn(extra, { relation: table }).at({ file });
   return mapping;
 }
 

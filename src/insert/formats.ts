@@ -6,7 +6,7 @@
 import type { Batch } from '../types/column.js';
 import type { Field } from '../types/type.js';
 import { open, type FileHandle } from 'node:fs/promises';
-import { PaxdError } from '../types/errors.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
 import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
 import { readArrow } from './arrow-input.js';
@@ -49,7 +49,7 @@ export function registerFormat(format: Format, open: OpenFormat): void {
 
 export function openFormat(format: Format, input: Input, fields: readonly Field[], opts: FormatOptions): FormatReader {
   const open = openers.get(format);
-  if (open === undefined) throw new PaxdError('unsupported', '0A000', `ingest of format ${format} is not supported yet`);
+  if (open === undefined) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `ingest of format ${format} is not supported yet`);
   return open(input, fields, opts);
 }
 
@@ -57,7 +57,7 @@ async function openHandle(path: string, name: string): Promise<FileHandle> {
   try {
     return await open(path, 'r');
   } catch (e) {
-    throw new PaxdError('io', '58030', `could not open file "${name}" for reading: ${(e as Error).message}`, { file: name, cause: e });
+    throw new PaxdError('io', SQLSTATE.io_error, `could not open file "${name}" for reading: ${(e as Error).message}`, { file: name, cause: e });
   }
 }
 

@@ -104,7 +104,7 @@ export async function openInput(path: string): Promise<Input> {
 function openError(path: string, e: unknown): PaxdError {
   const code = (e as NodeJS.ErrnoException).code;
   const why = code === 'ENOENT' ? 'No such file or directory' : code === 'EACCES' ? 'Permission denied' : code === 'EISDIR' ? 'Is a directory' : (e as Error).message;
-  return new PaxdError('io', code === 'ENOENT' ? '58P01' : '58030', `could not open file "${path}" for reading: ${why}`, { file: path, cause: e });
+  return new PaxdError('io', code === 'ENOENT' ? SQLSTATE.undefined_file : SQLSTATE.io_error, `could not open file "${path}" for reading: ${why}`, { file: path, cause: e });
 }
 
 // ---- standard input, shared by every Input of '-' ----

@@ -34,7 +34,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { Batch, Value } from '../types/column.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, notNullViolation, undefinedColumn } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
 import { isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd } from '../types/json-scan.js';
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
@@ -259,7 +259,7 @@ class NdjsonRead {
       return;
     }
     if (this.unknownKey !== null) {
-      this.rejectLine(undefinedColumn(this.unknownKey, this.table), 0, undefined, lineBytes(s, ls, le));
+      this.rejectLine(undefinedColumn(this.unknownKey, { relation: this.table }), 0, undefined, lineBytes(s, ls, le));
       return;
     }
     const fields = this.fields;
@@ -466,13 +466,6 @@ function notAnObject(s: string, i: number): PaxdError {
   return new PaxdError('invalid_input', SQLSTATE.bad_copy_file_format, `NDJSON line must hold a JSON object, not ${what}`);
 }
 
-function undefinedColumn(column: string, table: string): PaxdError {
-  return new PaxdError('invalid_input', SQLSTATE.undefined_column, `column "${column}" of relation "${table}" does not exist`);
-}
-
-function notNullViolation(column: string, table: string): PaxdError {
-  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${column}" of relation "${table}" violates not-null constraint`);
-}
 
 /** Modeled on PostgreSQL's `column "x" is of type integer but expression is of type jsonb` (42804). */
 function nestedMismatch(f: Field, what: 'object' | 'array'): PaxdError {

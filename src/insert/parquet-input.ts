@@ -37,7 +37,7 @@ import type { Batch, Column, Value } from '../types/column.js';
 import { ColumnBuilder } from '../types/builder.js';
 import { columnFromArrow } from '../types/arrow.js';
 import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, notNullViolation } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
 import { type Field, type PgType, pgDisplayName } from '../types/type.js';
 import { registerFormat, type FormatOptions, type FormatReader } from './formats.js';
@@ -410,6 +410,3 @@ function isValidAt(d: Data, i: number): boolean {
   return (d.nullBitmap[j >>> 3]! & (1 << (j & 7))) !== 0;
 }
 
-function notNullViolation(column: string, table: string): PaxdError {
-  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${column}" of relation "${table}" violates not-null constraint`);
-}

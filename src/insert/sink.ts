@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Batch, Column } from '../types/column.js';
 import { columnBytes } from '../types/column.js';
 import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { PaxdError, SQLSTATE, assert } from '../types/errors.js';
+import { PaxdError, SQLSTATE, assert, notNullViolation } from '../types/errors.js';
 import type { Field } from '../types/type.js';
 import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
@@ -159,12 +159,7 @@ export class TableSink {
       first = k;
     }
     const row = this.rowCount + first + 1;
-    return new PaxdError(
-      'constraint',
-      SQLSTATE.not_null_violation,
-      `null value in column "${f.name}" of relation "${this.table}" violates not-null constraint`,
-      { columnName: f.name, row, detail: `input row ${row}` },
-    );
+    return notNullViolation(f.name, this.table, { row, detail: `input row ${row}` });
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { Database } from '../database.js';
 import { listTables } from '../storage/index.js';
+import { SQLSTATE } from '../types/index.js';
 import { foreignColumn, type ForeignTableSpec } from './types.js';
 
 export async function desiredTables(db: Database): Promise<ForeignTableSpec[]> {
@@ -17,7 +18,7 @@ export async function desiredTables(db: Database): Promise<ForeignTableSpec[]> {
       fields = (await db.table(name)).fields;
     } catch (e) {
       // Dropped between the listing and the read: it is gone, so it is not mirrored.
-      if ((e as { code?: string }).code === '42P01') continue;
+      if ((e as { code?: string }).code === SQLSTATE.undefined_table) continue;
       throw e;
     }
     out.push({ name, columns: fields.map(foreignColumn) });

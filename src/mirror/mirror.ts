@@ -9,7 +9,7 @@
  *   r.steps     // what ran, passwords masked in `display`
  */
 import type { Database } from '../database.js';
-import { PaxdError } from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 import { desiredTables } from './desired.js';
 import { NOTHING, readExisting, type SqlClient } from './existing.js';
 import { maskUrl, type MirrorOptions } from './options.js';
@@ -83,7 +83,7 @@ async function pgModule(): Promise<typeof import('pg').default> {
   try {
     return (await import('pg')).default;
   } catch (e) {
-    throw new PaxdError('internal', 'XX000', `paxd mirror needs the node-postgres package ("pg"), which could not be loaded: ${(e as Error).message} (npm install pg)`, { cause: e });
+    throw new PaxdError('internal', SQLSTATE.internal_error, `paxd mirror needs the node-postgres package ("pg"), which could not be loaded: ${(e as Error).message} (npm install pg)`, { cause: e });
   }
 }
 
@@ -102,16 +102,16 @@ function connectError(o: MirrorOptions, e: unknown): PaxdError {
   const err = e as PgErr & { errno?: number; address?: string; port?: number };
   const where = maskUrl(o.pg);
   if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH' || err.code === 'ETIMEDOUT' || /timeout/i.test(err.message ?? ''))
-    return new PaxdError('io', '08001', `could not connect to PostgreSQL at ${where}: ${err.message ?? err.code} (is it running, and is --pg right?)`, { cause: e });
-  if (err.code === '28P01' || err.code === '28000')
+    return new PaxdError('io', SQLSTATE.sqlclient_unable_to_establish_sqlconnection, `could not connect to PostgreSQL at ${where}: ${err.message ?? err.code} (is it running, and is --pg right?)`, { cause: e });
+  if (err.code === SQLSTATE.invalid_password || err.code === SQLSTATE.invalid_authorization_specification)
     return new PaxdError('io', err.code, `PostgreSQL at ${where} refused the login: ${err.message} (check the user and password in --pg)`, { cause: e });
-  if (err.code === '3D000') return new PaxdError('io', err.code, `PostgreSQL at ${where}: ${err.message} (the database in --pg must exist)`, { cause: e });
+  if (err.code === SQLSTATE.invalid_catalog_name) return new PaxdError('io', err.code, `PostgreSQL at ${where}: ${err.message} (the database in --pg must exist)`, { cause: e });
   return pgError(o, e, 'connecting');
 }
 
 function pgError(o: MirrorOptions, e: unknown, doing: string): PaxdError {
   const err = e as PgErr;
-  return new PaxdError('io', err.code !== undefined && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : '08006', `PostgreSQL at ${maskUrl(o.pg)}, ${doing}: ${err.message ?? String(e)}`, {
+  return new PaxdError('io', err.code !== undefined && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : SQLSTATE.connection_failure, `PostgreSQL at ${maskUrl(o.pg)}, ${doing}: ${err.message ?? String(e)}`, {
     cause: e,
   });
 }
@@ -120,16 +120,16 @@ function pgError(o: MirrorOptions, e: unknown, doing: string): PaxdError {
 function stepError(o: MirrorOptions, s: Step, e: unknown): PaxdError {
   const err = e as PgErr;
   let fix = '';
-  if (err.code === '42501' && s.kind === 'extension')
+  if (err.code === SQLSTATE.insufficient_privilege && s.kind === 'extension')
     fix =
       ' — creating postgres_fdw needs a superuser: have one run CREATE EXTENSION postgres_fdw in this database and GRANT USAGE ON FOREIGN DATA WRAPPER postgres_fdw TO the role of --pg, or run paxd mirror as a superuser';
-  else if (err.code === '42501' && s.kind === 'server') fix = ' — a superuser must GRANT USAGE ON FOREIGN DATA WRAPPER postgres_fdw TO the role of --pg';
-  else if (err.code === '42501' && (s.kind === 'create' || s.kind === 'schema'))
+  else if (err.code === SQLSTATE.insufficient_privilege && s.kind === 'server') fix = ' — a superuser must GRANT USAGE ON FOREIGN DATA WRAPPER postgres_fdw TO the role of --pg';
+  else if (err.code === SQLSTATE.insufficient_privilege && (s.kind === 'create' || s.kind === 'schema'))
     fix = ` — the role of --pg needs CREATE on schema ${o.schema} (GRANT CREATE ON SCHEMA ${o.schema} TO …) and USAGE on server ${o.server}`;
-  else if (err.code === '42501') fix = ` — the role of --pg must own what it changes (server ${o.server}, its foreign tables), or be a superuser`;
-  else if (err.code === '58P01' || (err.code === '0A000' && /postgres_fdw/.test(err.message ?? '')))
+  else if (err.code === SQLSTATE.insufficient_privilege) fix = ` — the role of --pg must own what it changes (server ${o.server}, its foreign tables), or be a superuser`;
+  else if (err.code === SQLSTATE.undefined_file || (err.code === SQLSTATE.feature_not_supported && /postgres_fdw/.test(err.message ?? '')))
     fix = ' — the postgres_fdw extension is not installed on the PostgreSQL host (Debian: postgresql-contrib, or postgresql-15 which includes it)';
-  return new PaxdError('io', err.code !== undefined && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : '08006', `PostgreSQL at ${maskUrl(o.pg)} refused \`${s.display}\`: ${err.message ?? String(e)}${fix}`, {
+  return new PaxdError('io', err.code !== undefined && /^[0-9A-Z]{5}$/.test(err.code) ? err.code : SQLSTATE.connection_failure, `PostgreSQL at ${maskUrl(o.pg)} refused \`${s.display}\`: ${err.message ?? String(e)}${fix}`, {
     cause: e,
   });
 }

@@ -13,7 +13,7 @@
  * drops its foreign table. Only foreign tables of our server in our schema are touched: a
  * heap table or another server's foreign table with a paxd table's name is an error.
  */
-import { PaxdError } from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 import type { ExistingState, ExistingTable } from './existing.js';
 import type { MirrorOptions } from './options.js';
 import { ident, literal, qualified } from './sql.js';
@@ -90,7 +90,7 @@ export function planMirror(want: readonly ForeignTableSpec[], have: ExistingStat
     steps.push(step('server', `CREATE SERVER ${server} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (${serverOptions(o).map(([k, v]) => `${k} ${literal(v)}`).join(', ')})`));
   } else {
     if (have.server.wrapper !== 'postgres_fdw')
-      throw new PaxdError('exists', '42710', `foreign server "${o.server}" exists with foreign-data wrapper ${have.server.wrapper}, expected postgres_fdw: choose another name with --server`);
+      throw new PaxdError('exists', SQLSTATE.duplicate_object, `foreign server "${o.server}" exists with foreign-data wrapper ${have.server.wrapper}, expected postgres_fdw: choose another name with --server`);
     const alter = alterOptions(serverOptions(o), have.server.options);
     if (alter !== null) steps.push(step('server', `ALTER SERVER ${server} ${alter.sql}`));
   }
@@ -151,5 +151,5 @@ function alterColumns(t: ForeignTableSpec, e: ExistingTable): string[] {
 function clash(o: MirrorOptions, e: ExistingTable): PaxdError {
   const what =
     e.relkind === 'f' ? `a foreign table of server "${e.server}"` : e.relkind === 'r' || e.relkind === 'p' ? 'a table' : e.relkind === 'v' ? 'a view' : `a relation of kind '${e.relkind}'`;
-  return new PaxdError('exists', '42P07', `relation "${o.schema}.${e.name}" already exists in PostgreSQL as ${what}, not a foreign table of server "${o.server}": drop or rename it, or mirror into another schema with --schema`);
+  return new PaxdError('exists', SQLSTATE.duplicate_table, `relation "${o.schema}.${e.name}" already exists in PostgreSQL as ${what}, not a foreign table of server "${o.server}": drop or rename it, or mirror into another schema with --schema`);
 }

@@ -24,7 +24,7 @@
 import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PaxdError, SQLSTATE } from '../types/index.js';
-import { protocolViolation, WIRE_SQLSTATE } from './errors.js';
+import { protocolViolation } from './errors.js';
 
 export type AuthMethod = 'scram-sha-256' | 'md5' | 'trust';
 
@@ -126,12 +126,12 @@ function badAuthConfig(message: string): PaxdError {
 
 /** 28P01, the same words whatever went wrong: unknown user, wrong password, wrong verifier kind. */
 export function passwordFailed(user: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.invalid_password, `password authentication failed for user "${user}"`);
+  return new PaxdError('invalid_input', SQLSTATE.invalid_password, `password authentication failed for user "${user}"`);
 }
 
 /** 08P01 for a SCRAM message that does not follow RFC 5802 (PostgreSQL: "malformed SCRAM message"). */
 function malformed(detail: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, 'malformed SCRAM message', { detail });
+  return new PaxdError('invalid_input', SQLSTATE.protocol_violation, 'malformed SCRAM message', { detail });
 }
 
 /**
@@ -174,13 +174,13 @@ export class ScramExchange {
   initial(mechanism: string, data: Buffer | null): AuthStep {
     if (this.state !== 'initial') throw protocolViolation('unexpected SASLInitialResponse');
     if (mechanism !== SCRAM_MECHANISM)
-      throw new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, 'client selected an invalid SASL authentication mechanism');
+      throw new PaxdError('invalid_input', SQLSTATE.protocol_violation, 'client selected an invalid SASL authentication mechanism');
     if (data === null) throw malformed('The message is empty.');
     const msg = data.toString('utf8');
     // gs2-header: channel binding flag, optional authzid; then client-first-message-bare.
     const m = /^([ny]|p=[^,]*),(a=[^,]*)?,(.*)$/s.exec(msg);
     if (m === null) throw malformed(`Unexpected client-first-message "${msg}".`);
-    if (m[1]!.startsWith('p=')) throw new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, 'channel binding is not supported by this server');
+    if (m[1]!.startsWith('p=')) throw new PaxdError('invalid_input', SQLSTATE.protocol_violation, 'channel binding is not supported by this server');
     if (m[2] !== undefined) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'client uses authorization identity, but it is not supported');
     this.gs2Header = msg.slice(0, msg.length - m[3]!.length);
     this.clientFirstBare = m[3]!;

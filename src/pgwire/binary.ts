@@ -13,7 +13,7 @@
  *   interval: int64 microseconds, int32 days, int32 months
  *   jsonb:    int8 version (1), then the text
  */
-import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable } from '../types/index.js';
+import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable, SQLSTATE } from '../types/index.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
 const EPOCH_DAYS = 10957;
@@ -36,7 +36,7 @@ const TS_MIN_PG = -211813488000000000n;
 
 /** 22008, as date_recv and timestamp_recv report a value outside the type's range. */
 function outOfRange(type: PgType): PaxdError {
-  return new PaxdError('invalid_input', '22008', type.id === 'date' ? 'date out of range' : 'timestamp out of range');
+  return new PaxdError('invalid_input', SQLSTATE.datetime_field_overflow, type.id === 'date' ? 'date out of range' : 'timestamp out of range');
 }
 
 const NUMERIC_SIGN = { pos: 0x0000, neg: 0x4000, nan: 0xc000, pinf: 0xd000, ninf: 0xf000 } as const;
@@ -44,7 +44,7 @@ const INFINITY_DSCALE = 0x20;
 
 /** 22P03, as PostgreSQL's receive functions report a value of the wrong shape. */
 function badBinary(type: PgType, why: string): PaxdError {
-  return new PaxdError('invalid_input', '22P03', `incorrect binary data format for type ${type.id}: ${why}`);
+  return new PaxdError('invalid_input', SQLSTATE.invalid_binary_representation, `incorrect binary data format for type ${type.id}: ${why}`);
 }
 
 /** A non-NULL value in the binary format of `type`. */

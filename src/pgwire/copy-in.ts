@@ -21,7 +21,7 @@
  */
 import type { Table } from '../database.js';
 import { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from '../insert/csv/index.js';
-import { PaxdError, SQLSTATE } from '../types/index.js';
+import { PaxdError, SQLSTATE, undefinedColumn } from '../types/index.js';
 import { BinaryCopyLoad, CopyError, copyColumns, type CopyFormat, type CopyLoad } from './copy.js';
 
 /** The load for a COPY FROM STDIN in `format` (binary: ./copy.ts). */
@@ -138,8 +138,8 @@ class TextCopyLoad implements CopyLoad {
     for (const [list, option] of [[f.forceNotNull, 'FORCE_NOT_NULL'], [f.forceNull, 'FORCE_NULL']] as const) {
       for (const col of list) {
         const c = table.fields.findIndex((x) => x.name === col);
-        if (c < 0) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${col}" of relation "${name}" does not exist`);
-        if (source[c]! < 0) throw new PaxdError('invalid_input', '42P10', `${option} column "${col}" not referenced by COPY`);
+        if (c < 0) throw undefinedColumn(col, { relation: name });
+        if (source[c]! < 0) throw new PaxdError('invalid_input', SQLSTATE.invalid_column_reference, `${option} column "${col}" not referenced by COPY`);
       }
     }
     const opts: CsvOptions = {

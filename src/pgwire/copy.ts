@@ -10,9 +10,8 @@
  * is committed. Errors carry PostgreSQL's CONTEXT line, `COPY t, line 3, column x: "12x"`.
  */
 import type { Table } from '../database.js';
-import { PaxdError, SQLSTATE, columnOf, parseText, type Field, type PgType, type Value } from '../types/index.js';
+import { PaxdError, SQLSTATE, columnOf, notNullViolation, undefinedColumn, parseText, type Field, type PgType, type Value } from '../types/index.js';
 import type { CopyOptionsSpec } from './statements.js';
-import { WIRE_SQLSTATE } from './errors.js';
 import { decodeBinary, encodeBinary } from './binary.js';
 
 export interface CopyFormat {
@@ -263,7 +262,7 @@ export function copyColumns(table: Table, columns: readonly string[] | null): nu
   const seen = new Set<string>();
   for (const n of names) {
     if (!fields.some((f) => f.name === n))
-      throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${n}" of relation "${table.name}" does not exist`);
+      throw undefinedColumn(n, { relation: table.name });
     if (seen.has(n)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${n}" specified more than once`);
     seen.add(n);
   }
@@ -364,12 +363,11 @@ function typeOf(f: Field): PgType {
 }
 
 function badFormat(message: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.bad_copy_file_format, message);
+  return new PaxdError('invalid_input', SQLSTATE.bad_copy_file_format, message);
 }
 
 function notNull(f: Field, table: string, row: readonly (string | null)[]): PaxdError {
-  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${f.name}" of relation "${table}" violates not-null constraint`, {
-    columnName: f.name,
+  return notNullViolation(f.name, table, {
     detail: `Failing row contains (${row.map((v) => v ?? 'null').join(', ')}).`,
   });
 }

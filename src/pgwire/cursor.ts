@@ -17,11 +17,10 @@
  *   c.fetch('forward', 2)    // rows 1 and 2; c.position === 2
  *   c.fetch('backward', 1)   // row 1
  */
-import { PaxdError, unreachable } from '../types/index.js';
+import { PaxdError, unreachable, SQLSTATE } from '../types/index.js';
 import type { ResultField, ScanCursorPlan } from '../engine/index.js';
 import type { BatchReader } from '../scan/index.js';
 import type { Batch, Value } from '../types/index.js';
-import { WIRE_SQLSTATE } from './errors.js';
 import { FETCH_ALL, type FetchDirection } from './statements.js';
 import { RowEncoder, type Segment } from './row-encoder.js';
 
@@ -101,7 +100,7 @@ export class Cursor {
 
 /** 55000, as PostgreSQL's PortalRunSelect says it (the hint in DETAIL, as paxd has always sent it). */
 function scanForwardOnly(): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.object_not_in_prerequisite_state, 'cursor can only scan forward', {
+  return new PaxdError('invalid_input', SQLSTATE.object_not_in_prerequisite_state, 'cursor can only scan forward', {
     detail: 'Declare it with SCROLL option to enable backward scan.',
   });
 }

@@ -5,28 +5,6 @@
  */
 import { PaxdError, SQLSTATE } from '../types/index.js';
 
-/** SQLSTATEs this layer uses that the lower layers do not. */
-export const WIRE_SQLSTATE = {
-  protocol_violation: '08P01',
-  invalid_authorization_specification: '28000',
-  invalid_password: '28P01',
-  idle_in_transaction_timeout: '25P03',
-  invalid_savepoint: '3B001',
-  duplicate_cursor: '42P03',
-  object_not_in_prerequisite_state: '55000',
-  bad_copy_file_format: '22P04',
-  in_failed_sql_transaction: '25P02',
-  active_sql_transaction: '25001',
-  no_active_sql_transaction: '25P01',
-  undefined_object: '42704',
-  invalid_parameter_value: '22023',
-  too_many_connections: '53300',
-  query_canceled: '57014',
-  admin_shutdown: '57P01',
-  undefined_prepared_statement: '26000',
-  invalid_cursor_name: '34000',
-} as const;
-
 /** Errors after which the byte stream cannot be trusted: the session ends with FATAL. */
 const FATAL_ERRORS = new WeakSet<Error>();
 
@@ -37,19 +15,13 @@ export function isFatalProtocolError(e: unknown): boolean {
 
 /** 08P01: the bytes do not follow protocol 3.0; the connection ends after it. */
 export function protocolViolation(message: string): PaxdError {
-  const e = new PaxdError('invalid_input', WIRE_SQLSTATE.protocol_violation, message);
+  const e = new PaxdError('invalid_input', SQLSTATE.protocol_violation, message);
   FATAL_ERRORS.add(e);
   return e;
 }
 
 /** 08P01 as an ERROR (the session goes on): Bind with the wrong number of parameters. */
-export function bindParameterCount(given: number, statement: string, required: number): PaxdError {
-  return new PaxdError(
-    'invalid_input',
-    WIRE_SQLSTATE.protocol_violation,
-    `bind message supplies ${given} parameters, but prepared statement "${statement}" requires ${required}`,
-  );
-}
+export { bindParameterCount } from '../types/index.js';
 
 /** A declared length outside what the message kind allows: `invalid message length 4000000000 for message type 'Q' (at most 1024)`. */
 export function invalidLength(what: string, length: number, min: number, max: number): PaxdError {
@@ -87,37 +59,37 @@ export function unsupportedProtocol(code: number): PaxdError {
 
 /** A StartupMessage without the mandatory `user` parameter. */
 export function noUser(): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.invalid_authorization_specification, 'no PostgreSQL user name specified in startup packet');
+  return new PaxdError('invalid_input', SQLSTATE.invalid_authorization_specification, 'no PostgreSQL user name specified in startup packet');
 }
 
 /** 25P02: a statement in a transaction block that already failed. */
 export function inFailedTransaction(): PaxdError {
   return new PaxdError(
     'invalid_input',
-    WIRE_SQLSTATE.in_failed_sql_transaction,
+    SQLSTATE.in_failed_sql_transaction,
     'current transaction is aborted, commands ignored until end of transaction block',
   );
 }
 
 /** 42704: SET/SHOW of a name paxd does not know. */
 export function unknownParameter(name: string): PaxdError {
-  return new PaxdError('not_found', WIRE_SQLSTATE.undefined_object, `unrecognized configuration parameter "${name}"`);
+  return new PaxdError('not_found', SQLSTATE.undefined_object, `unrecognized configuration parameter "${name}"`);
 }
 
 /** 22023: a value a parameter does not accept. */
 export function invalidParameterValue(name: string, value: string, expected: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.invalid_parameter_value, `invalid value for parameter "${name}": "${value}"`, {
+  return new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "${name}": "${value}"`, {
     detail: `Expected ${expected}.`,
   });
 }
 
 /** 26000 / 34000: a named statement or portal that does not exist. */
 export function unknownStatement(name: string): PaxdError {
-  return new PaxdError('not_found', WIRE_SQLSTATE.undefined_prepared_statement, `prepared statement "${name}" does not exist`);
+  return new PaxdError('not_found', SQLSTATE.invalid_sql_statement_name, `prepared statement "${name}" does not exist`);
 }
 
 export function unknownPortal(name: string): PaxdError {
-  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_cursor_name, `portal "${name}" does not exist`);
+  return new PaxdError('not_found', SQLSTATE.invalid_cursor_name, `portal "${name}" does not exist`);
 }
 
 /** What `paxd serve` says when asked to trust clients on an address others can reach. */
@@ -131,31 +103,31 @@ export function trustNotLoopback(host: string): PaxdError {
 
 /** 53300: past the configured number of connections, as PostgreSQL words it. */
 export function tooManyConnections(): PaxdError {
-  return new PaxdError('io', WIRE_SQLSTATE.too_many_connections, 'sorry, too many clients already');
+  return new PaxdError('io', SQLSTATE.too_many_connections, 'sorry, too many clients already');
 }
 
 /** 57014: a statement cancelled by CancelRequest or by statement_timeout (PostgreSQL's words). */
 export function queryCanceled(why: 'user' | 'timeout'): PaxdError {
   return new PaxdError(
     'io',
-    WIRE_SQLSTATE.query_canceled,
+    SQLSTATE.query_canceled,
     why === 'user' ? 'canceling statement due to user request' : 'canceling statement due to statement timeout',
   );
 }
 
 /** 25P03: a session left idle inside a transaction block past idle_in_transaction_session_timeout. */
 export function idleInTransactionTimeout(): PaxdError {
-  return new PaxdError('io', WIRE_SQLSTATE.idle_in_transaction_timeout, 'terminating connection due to idle-in-transaction timeout');
+  return new PaxdError('io', SQLSTATE.idle_in_transaction_session_timeout, 'terminating connection due to idle-in-transaction timeout');
 }
 
 /** 57P05: a session idle past idle_session_timeout. */
 export function idleSessionTimeout(): PaxdError {
-  return new PaxdError('io', '57P05', 'terminating connection due to idle-session timeout');
+  return new PaxdError('io', SQLSTATE.idle_session_timeout, 'terminating connection due to idle-session timeout');
 }
 
 /** 57P01: the server is shutting down. */
 export function adminShutdown(): PaxdError {
-  return new PaxdError('io', WIRE_SQLSTATE.admin_shutdown, 'terminating connection due to administrator command');
+  return new PaxdError('io', SQLSTATE.admin_shutdown, 'terminating connection due to administrator command');
 }
 
 /** 08P01: a message other than a password response while authenticating. */
@@ -170,12 +142,12 @@ export function unencryptedAfterSsl(): PaxdError {
 
 /** 25P01: a statement that needs a transaction block: `SAVEPOINT can only be used in transaction blocks`. */
 export function onlyInTransactionBlock(what: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.no_active_sql_transaction, `${what} can only be used in transaction blocks`);
+  return new PaxdError('invalid_input', SQLSTATE.no_active_sql_transaction, `${what} can only be used in transaction blocks`);
 }
 
 /** 25001: a statement that must not run inside a transaction block. */
 export function notInTransactionBlock(what: string): PaxdError {
-  return new PaxdError('invalid_input', WIRE_SQLSTATE.active_sql_transaction, `${what} cannot run inside a transaction block`);
+  return new PaxdError('invalid_input', SQLSTATE.active_sql_transaction, `${what} cannot run inside a transaction block`);
 }
 
 /**
@@ -189,21 +161,21 @@ export function writeInTransactionBlock(what: string): PaxdError {
 
 /** 3B001: RELEASE / ROLLBACK TO of a savepoint that does not exist. */
 export function unknownSavepoint(name: string): PaxdError {
-  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_savepoint, `savepoint "${name}" does not exist`);
+  return new PaxdError('not_found', SQLSTATE.invalid_savepoint_specification, `savepoint "${name}" does not exist`);
 }
 
 /** 34000 / 42P03: cursors by name. */
 export function unknownCursor(name: string): PaxdError {
-  return new PaxdError('not_found', WIRE_SQLSTATE.invalid_cursor_name, `cursor "${name}" does not exist`);
+  return new PaxdError('not_found', SQLSTATE.invalid_cursor_name, `cursor "${name}" does not exist`);
 }
 
 export function duplicateCursor(name: string): PaxdError {
-  return new PaxdError('exists', WIRE_SQLSTATE.duplicate_cursor, `cursor "${name}" already exists`);
+  return new PaxdError('exists', SQLSTATE.duplicate_cursor, `cursor "${name}" already exists`);
 }
 
 /** 57014: COPY FROM STDIN ended by the client's CopyFail. */
 export function copyFailed(message: string): PaxdError {
-  return new PaxdError('io', WIRE_SQLSTATE.query_canceled, `COPY from stdin failed: ${message}`);
+  return new PaxdError('io', SQLSTATE.query_canceled, `COPY from stdin failed: ${message}`);
 }
 
 /** 08P01: a message that is not CopyData/CopyDone/CopyFail during COPY FROM STDIN. */

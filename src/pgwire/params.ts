@@ -166,7 +166,7 @@ function specOf(name: string): ParamSpec {
 
 /** 55P02: SET of a read-only parameter. */
 function readOnly(name: string): PaxdError {
-  return new PaxdError('invalid_input', '55P02', `parameter "${name}" cannot be changed`);
+  return new PaxdError('invalid_input', SQLSTATE.cant_change_runtime_param, `parameter "${name}" cannot be changed`);
 }
 
 export interface ParamChange {

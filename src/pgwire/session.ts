@@ -23,7 +23,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../database.js';
 import { commandTag, prepare, query, scanPlanOf, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
-import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, unreachable } from '../types/index.js';
+import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable } from '../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
 import { FrameReader, type Frame } from './frames.js';
 import * as be from './backend.js';
@@ -60,7 +60,6 @@ import {
   unknownPortal,
   unknownStatement,
   unsupportedProtocol,
-  WIRE_SQLSTATE,
   writeInTransactionBlock,
 } from './errors.js';
 import { SessionParams, type ParamChange } from './params.js';
@@ -803,14 +802,14 @@ export class Session {
     const warn = (code: string, message: string) => messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
     switch (verb) {
       case 'begin':
-        if (this.status !== TX_STATUS.idle) warn(WIRE_SQLSTATE.active_sql_transaction, 'there is already a transaction in progress');
+        if (this.status !== TX_STATUS.idle) warn(SQLSTATE.active_sql_transaction, 'there is already a transaction in progress');
         else {
           this.status = TX_STATUS.inTransaction;
           this.tx = new Transaction(this.ctx.db);
         }
         return { ...NO_ROWS, tag, messages };
       case 'commit': {
-        if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
+        if (this.status === TX_STATUS.idle) warn(SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         const failed = this.status === TX_STATUS.failed;
         const tx = this.tx;
         this.endTransaction(!failed);
@@ -819,7 +818,7 @@ export class Session {
         return { ...NO_ROWS, tag: failed ? 'ROLLBACK' : 'COMMIT', messages };
       }
       case 'rollback':
-        if (this.status === TX_STATUS.idle) warn(WIRE_SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
+        if (this.status === TX_STATUS.idle) warn(SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         await this.tx?.abort();
         this.endTransaction(false);
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
@@ -982,7 +981,7 @@ export class Session {
   private async parse(body: Buffer): Promise<void> {
     const m = parseParse(body);
     if (m.name !== '' && this.statements.has(m.name))
-      throw new PaxdError('exists', '42P05', `prepared statement "${m.name}" already exists`);
+      throw new PaxdError('exists', SQLSTATE.duplicate_prepared_statement, `prepared statement "${m.name}" already exists`);
     const stmts = await splitStatements(m.sql);
     if (stmts.length > 1) throw new PaxdError('invalid_input', SQLSTATE.syntax_error, 'cannot insert multiple commands into a prepared statement');
     const stmt = stmts[0] ?? null;
@@ -1119,7 +1118,7 @@ async function openForCopy(db: Database, name: string, inTransaction = false) {
     if (inTransaction) return writeSetTable((await db.writeSet(name))!);
     return await db.table(name);
   } catch (e) {
-    if (isPaxdError(e) && e.code === SQLSTATE.undefined_table) throw new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${name}" does not exist`);
+    if (isPaxdError(e) && e.code === SQLSTATE.undefined_table) throw undefinedTable(name);
     throw e;
   }
 }

@@ -33,7 +33,7 @@
 import type { Column, Value } from '../types/column.js';
 import { getValue } from '../types/builder.js';
 import { compareValues } from '../types/compare.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, undefinedColumn, undefinedFunction } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
@@ -67,8 +67,6 @@ export interface AggregateResult {
   types: PgType[];
   stats: ScanStats;
 }
-
-const UNDEFINED_FUNCTION = '42883';
 
 interface Resolved {
   spec: AggSpec;
@@ -183,15 +181,16 @@ export async function aggregate(
   return { values: resolved.map((a) => finish(a, rows, a.slot < 0 ? null : totals[a.slot]!, f8[a.slot] ?? 0)), types: resolved.map((a) => a.type), stats };
 }
 
-function undefinedFunction(fn: string, f: Field): PaxdError {
-  return new PaxdError('unsupported', UNDEFINED_FUNCTION, `function ${fn}(${pgDisplayName(f.type)}) does not exist`, { columnName: f.name });
+/** `function sum(boolean) does not exist`, as PostgreSQL says it (42883). */
+function noAggregateFor(fn: string, f: Field): PaxdError {
+  return undefinedFunction(`${fn}(${pgDisplayName(f.type)})`);
 }
 
 function resolve(spec: AggSpec, all: readonly Field[], fields: Field[], table: string): Resolved {
   if (spec.fn === 'count_star') return { spec, field: null, slot: -1, type: { id: 'int8' } };
   if (spec.column === undefined) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `${spec.fn} needs a column`);
   const f = all.find((x) => x.name === spec.column);
-  if (f === undefined) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${spec.column}" of relation "${table}" does not exist`, { columnName: spec.column });
+  if (f === undefined) throw undefinedColumn(spec.column, { relation: table });
   let slot = fields.findIndex((x) => x.fieldId === f.fieldId);
   if (slot < 0) {
     fields.push(f);
@@ -204,13 +203,13 @@ function resolve(spec: AggSpec, all: readonly Field[], fields: Field[], table: s
       return { spec, field: f, slot, type: { id: 'int8' } };
     case 'min':
     case 'max':
-      if (t.id === 'bool' || t.id === 'jsonb') throw undefinedFunction(spec.fn, f);
+      if (t.id === 'bool' || t.id === 'jsonb') throw noAggregateFor(spec.fn, f);
       return { spec, field: f, slot, type: t };
     case 'sum':
-      if (!numeric) throw undefinedFunction(spec.fn, f);
+      if (!numeric) throw noAggregateFor(spec.fn, f);
       return { spec, field: f, slot, type: t.id === 'int2' || t.id === 'int4' ? { id: 'int8' } : t.id === 'float4' || t.id === 'float8' ? t : { id: 'numeric' } };
     case 'avg':
-      if (!numeric) throw undefinedFunction(spec.fn, f);
+      if (!numeric) throw noAggregateFor(spec.fn, f);
       return { spec, field: f, slot, type: t.id === 'float4' || t.id === 'float8' ? { id: 'float8' } : { id: 'numeric' } };
     default: {
       const never: never = spec.fn;

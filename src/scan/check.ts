@@ -13,7 +13,7 @@ import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileReader } from '../pax/reader.js';
 import { AoStripeReader, segmentPath } from '../aocolumn/index.js';
-import { PaxdError } from '../types/errors.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
 import type { Field } from '../types/type.js';
 import type { DataFileJson } from '../storage/snapshot-types.js';
 import { isAoStripe } from './source.js';
@@ -53,8 +53,8 @@ export async function checkTable(
       eofs.set(path, eof);
       try {
         const stat = await store.stat(path);
-        if (stat === null) throw new PaxdError('corruption', 'XX001', `segment ${path} is missing`, { file: path });
-        if (stat.size < eof) throw new PaxdError('corruption', 'XX001', `segment ${path} has ${stat.size} bytes, its committed EOF is ${eof}`, { file: path, offset: stat.size });
+        if (stat === null) throw new PaxdError('corruption', SQLSTATE.data_corrupted, `segment ${path} is missing`, { file: path });
+        if (stat.size < eof) throw new PaxdError('corruption', SQLSTATE.data_corrupted, `segment ${path} has ${stat.size} bytes, its committed EOF is ${eof}`, { file: path, offset: stat.size });
       } catch (e) {
         problem(e, path);
       }
@@ -70,9 +70,9 @@ export async function checkTable(
     }
     try {
       const stat = await store.stat(path);
-      if (stat === null) throw new PaxdError('corruption', 'XX001', `data file ${path} is missing`, { file: path });
+      if (stat === null) throw new PaxdError('corruption', SQLSTATE.data_corrupted, `data file ${path} is missing`, { file: path });
       if (stat.size !== file.size)
-        throw new PaxdError('corruption', 'XX001', `data file ${path} has ${stat.size} bytes, the snapshot says ${file.size}`, { file: path, offset: Math.min(stat.size, file.size) });
+        throw new PaxdError('corruption', SQLSTATE.data_corrupted, `data file ${path} has ${stat.size} bytes, the snapshot says ${file.size}`, { file: path, offset: Math.min(stat.size, file.size) });
       const reader = await PaxFileReader.open(store, path, file, fields);
       for (let g = 0; g < file.groups.length; g++) {
         for (const f of fields) {
@@ -112,7 +112,7 @@ async function checkStripe(
         const ref = stripe.groups[g]!.blocks![String(f.fieldId)]!;
         const eof = eofs.get(path);
         if (eof === undefined || ref.offset + ref.length > eof)
-          throw new PaxdError('corruption', 'XX001', `block of group ${g} in ${path} at ${ref.offset} (${ref.length} bytes) lies past the segment's committed EOF ${eof ?? '(none)'}`, { file: path, offset: ref.offset });
+          throw new PaxdError('corruption', SQLSTATE.data_corrupted, `block of group ${g} in ${path} at ${ref.offset} (${ref.length} bytes) lies past the segment's committed EOF ${eof ?? '(none)'}`, { file: path, offset: ref.offset });
         const chunk = await reader.loadChunk(g, f.fieldId);
         chunk.zone(0);
         result.zones++;

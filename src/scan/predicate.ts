@@ -25,7 +25,7 @@
  * and prune nothing with it ("some rows may match").
  */
 import type { Value } from '../types/column.js';
-import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable, undefinedColumn } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
 import { parseDecimalValue } from '../types/index.js';
@@ -98,7 +98,7 @@ export function bindPredicate(p: Predicate, fields: readonly Field[], table = 't
     let i = used.findIndex((f) => f.name === name);
     if (i >= 0) return i;
     const f = fields.find((x) => x.name === name);
-    if (f === undefined) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table}" does not exist`, { columnName: name });
+    if (f === undefined) throw undefinedColumn(name, { relation: table });
     used.push(f);
     i = used.length - 1;
     return i;

@@ -27,7 +27,7 @@ import type { Batch, Column } from '../types/column.js';
 import { sliceColumn } from '../types/column.js';
 import type { Value } from '../types/column.js';
 import type { Field } from '../types/type.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, undefinedColumn } from '../types/errors.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
@@ -159,7 +159,7 @@ export class TableScan implements BatchReader {
     this.all = fieldsOf(snapshot);
     const byName = (name: string): Field => {
       const f = this.all.find((x) => x.name === name);
-      if (f === undefined) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table}" does not exist`, { columnName: name });
+      if (f === undefined) throw undefinedColumn(name, { relation: table });
       return f;
     };
     this.fields = options.columns === undefined ? this.all : options.columns.map(byName);

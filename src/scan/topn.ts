@@ -23,7 +23,7 @@
 import type { Batch, Column, Value } from '../types/column.js';
 import { ColumnBuilder, getValue } from '../types/builder.js';
 import { compareValues } from '../types/compare.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, invalidRowCount, undefinedColumn } from '../types/errors.js';
 import { physicalOf, type Field } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
@@ -73,13 +73,13 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
   const all = fieldsOf(snapshot);
   const byName = (name: string): Field => {
     const f = all.find((x) => x.name === name);
-    if (f === undefined) throw new PaxdError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table}" does not exist`, { columnName: name });
+    if (f === undefined) throw undefinedColumn(name, { relation: table });
     return f;
   };
   if (o.orderBy.length === 0) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, 'topN needs at least one ORDER BY key');
   const offset = o.offset ?? 0;
-  if (!Number.isSafeInteger(o.limit) || o.limit < 0) throw new PaxdError('usage', '2201W', `LIMIT must not be negative, got ${o.limit}`);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new PaxdError('usage', '2201X', `OFFSET must not be negative, got ${offset}`);
+  if (!Number.isSafeInteger(o.limit) || o.limit < 0) throw invalidRowCount('LIMIT');
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidRowCount('OFFSET');
   const out = (o.columns ?? all.map((f) => f.name)).map(byName);
   const keys = o.orderBy.map((k) => {
     const f = byName(k.column);

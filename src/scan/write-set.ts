@@ -31,7 +31,7 @@
  * rolling back to it forgets later deletes, truncates the buffer and deletes the staged rows
  * inserted since (whole staged files are dropped).
  */
-import { type Field, type Value, PaxdError, SQLSTATE, columnOf } from '../types/index.js';
+import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation } from '../types/index.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
 import { commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
@@ -103,7 +103,7 @@ export class WriteSet {
     const n = cols[0]?.length ?? 0;
     this.fields.forEach((f, j) => {
       if (f.notNull && cols[j]!.includes(null))
-        throw new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${f.name}" of relation "${this.table}" violates not-null constraint`, { columnName: f.name });
+        throw notNullViolation(f.name, this.table);
     });
     this.fields.forEach((_, j) => {
       const out = this.buffer[j]!;

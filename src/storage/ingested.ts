@@ -10,7 +10,7 @@
  *
  *   withIngested(base, [{ name: 'a.csv', size: 12, hash: 'sha256:…' }]).ingested  // […base's, a.csv]
  */
-import { PaxdError } from '../types/errors.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
 import type { IngestedFileJson, SnapshotJson } from './snapshot-types.js';
 
 /** Identities kept per table by default. */
@@ -36,9 +36,9 @@ export function withIngested(base: SnapshotJson, files: readonly IngestedFileJso
 }
 
 export function alreadyIngested(s: SnapshotJson, f: IngestedFileJson): PaxdError {
-  return new PaxdError('exists', '23505', `file "${f.name}" (${f.size} bytes, ${f.hash}) is already ingested into table "${s.table}" (snapshot ${s.id})`, { file: f.name });
+  return new PaxdError('exists', SQLSTATE.unique_violation, `file "${f.name}" (${f.size} bytes, ${f.hash}) is already ingested into table "${s.table}" (snapshot ${s.id})`, { file: f.name });
 }
 
 export function isAlreadyIngested(e: unknown): boolean {
-  return e instanceof PaxdError && e.kind === 'exists' && e.code === '23505';
+  return e instanceof PaxdError && e.kind === 'exists' && e.code === SQLSTATE.unique_violation;
 }

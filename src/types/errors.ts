@@ -19,35 +19,98 @@ export type ErrorKind =
   | 'usage' // bad flags or arguments
   | 'internal'; // a bug: an assertion that failed
 
-/** SQLSTATEs used by paxd, named as PostgreSQL's errcodes.txt names them. */
+/**
+ * Every SQLSTATE paxd raises, named as PostgreSQL's errcodes.txt names the condition
+ * (https://www.postgresql.org/docs/15/errcodes-appendix.html). This is the only table: code
+ * elsewhere names a condition (`SQLSTATE.undefined_column`) or calls a constructor below,
+ * never writes a code literally.
+ */
 export const SQLSTATE = {
-  invalid_text_representation: '22P02',
-  numeric_value_out_of_range: '22003',
+  // class 08: connection exception
+  sqlclient_unable_to_establish_sqlconnection: '08001',
+  connection_failure: '08006',
+  protocol_violation: '08P01',
+  // class 0A
+  feature_not_supported: '0A000',
+  // class 21
+  cardinality_violation: '21000',
+  // class 22: data exception
   string_data_right_truncation: '22001',
-  datetime_field_overflow: '22008',
+  numeric_value_out_of_range: '22003',
   invalid_datetime_format: '22007',
+  datetime_field_overflow: '22008',
+  invalid_time_zone_displacement_value: '22009',
+  substring_error: '22011',
+  division_by_zero: '22012',
   character_not_in_repertoire: '22021',
+  invalid_parameter_value: '22023',
+  invalid_escape_sequence: '22025',
+  invalid_regular_expression: '2201B',
+  invalid_argument_for_power_function: '2201F',
+  invalid_row_count_in_limit_clause: '2201W',
+  invalid_row_count_in_result_offset_clause: '2201X',
+  invalid_text_representation: '22P02',
   invalid_binary_representation: '22P03',
   bad_copy_file_format: '22P04',
+  untranslatable_character: '22P05',
+  // class 23: integrity constraint violation
   not_null_violation: '23502',
-  data_corrupted: 'XX001',
-  index_corrupted: 'XX002',
-  internal_error: 'XX000',
-  io_error: '58030',
-  undefined_table: '42P01',
-  duplicate_table: '42P07',
-  undefined_column: '42703',
-  duplicate_column: '42701',
-  undefined_object: '42704',
-  syntax_error: '42601',
-  invalid_parameter_value: '22023',
-  feature_not_supported: '0A000',
+  unique_violation: '23505',
+  // class 25: invalid transaction state
+  active_sql_transaction: '25001',
+  no_active_sql_transaction: '25P01',
+  in_failed_sql_transaction: '25P02',
+  idle_in_transaction_session_timeout: '25P03',
+  // class 26, 28, 34, 3B, 3D, 3F
+  invalid_sql_statement_name: '26000',
+  invalid_authorization_specification: '28000',
+  invalid_password: '28P01',
+  invalid_cursor_name: '34000',
+  invalid_savepoint_specification: '3B001',
+  invalid_catalog_name: '3D000',
+  invalid_schema_name: '3F000',
+  // class 40
   serialization_failure: '40001',
+  // class 42: syntax error or access rule violation
+  insufficient_privilege: '42501',
+  syntax_error: '42601',
+  invalid_name: '42602',
+  duplicate_column: '42701',
+  ambiguous_column: '42702',
+  undefined_column: '42703',
+  undefined_object: '42704',
+  duplicate_object: '42710',
+  duplicate_alias: '42712',
+  ambiguous_function: '42725',
+  grouping_error: '42803',
+  datatype_mismatch: '42804',
+  wrong_object_type: '42809',
+  cannot_coerce: '42846',
+  undefined_function: '42883',
+  undefined_table: '42P01',
+  undefined_parameter: '42P02',
+  duplicate_cursor: '42P03',
+  duplicate_prepared_statement: '42P05',
+  duplicate_table: '42P07',
+  invalid_column_reference: '42P10',
+  // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
   disk_full: '53100',
   out_of_memory: '53200',
-  datatype_mismatch: '42804',
-  invalid_time_zone_displacement_value: '22009',
-  untranslatable_character: '22P05',
+  too_many_connections: '53300',
+  program_limit_exceeded: '54000',
+  too_many_columns: '54011',
+  object_not_in_prerequisite_state: '55000',
+  cant_change_runtime_param: '55P02',
+  query_canceled: '57014',
+  admin_shutdown: '57P01',
+  idle_session_timeout: '57P05',
+  io_error: '58030',
+  undefined_file: '58P01',
+  duplicate_file: '58P02',
+  // class XX: internal error
+  internal_error: 'XX000',
+  data_corrupted: 'XX001',
+  index_corrupted: 'XX002',
 } as const;
 export type SqlState = (typeof SQLSTATE)[keyof typeof SQLSTATE];
 
@@ -64,6 +127,8 @@ export interface ErrorLocation {
   columnName?: string;
   /** 1-based row number of the input, where lines do not apply. */
   row?: number;
+  /** PostgreSQL's statement position: a 1-based character offset into the SQL text. */
+  position?: number | undefined;
 }
 
 export class PaxdError extends Error {
@@ -75,6 +140,7 @@ export class PaxdError extends Error {
   readonly column?: number;
   readonly columnName?: string;
   readonly row?: number;
+  readonly position?: number;
   readonly detail?: string;
   /** PostgreSQL's HINT: what to do about it. */
   readonly hint?: string;
@@ -90,6 +156,7 @@ export class PaxdError extends Error {
     if (loc.column !== undefined) this.column = loc.column;
     if (loc.columnName !== undefined) this.columnName = loc.columnName;
     if (loc.row !== undefined) this.row = loc.row;
+    if (loc.position !== undefined && loc.position > 0) this.position = loc.position;
     if (loc.detail !== undefined) this.detail = loc.detail;
     if (loc.hint !== undefined) this.hint = loc.hint;
   }
@@ -114,6 +181,7 @@ export class PaxdError extends Error {
     if (this.column !== undefined) l.column = this.column;
     if (this.columnName !== undefined) l.columnName = this.columnName;
     if (this.row !== undefined) l.row = this.row;
+    if (this.position !== undefined) l.position = this.position;
     return l;
   }
 }
@@ -137,12 +205,106 @@ export function checksumMismatch(what: string, file: string, offset: number, act
   return corruption(file, offset, `${what}: checksum ${hex(actual)}, expected ${hex(expected)}`);
 }
 
-export function unsupported(feature: string): PaxdError {
-  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${feature} is not supported`);
+/** 0A000, naming what paxd lacks: `ORDER BY in an aggregate is not supported`. */
+export function featureNotSupported(what: string, position?: number): PaxdError {
+  return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${what} is not supported`, { position });
 }
 
-export function usage(message: string): PaxdError {
-  return new PaxdError('usage', SQLSTATE.invalid_parameter_value, message);
+/** The same as featureNotSupported (the storage layers' older name). */
+export const unsupported = featureNotSupported;
+
+// ---- SQL conditions, worded as PostgreSQL 15's backend words them (every front door raises
+// these, so a condition reads the same through SQL, COPY, `paxd ingest` and HTTP) ----
+
+/**
+ * 23502, ExecConstraints' wording: `null value in column "id" of relation "t" violates
+ * not-null constraint`. `loc` places it in the input (file, line, row) where one is known.
+ */
+export function notNullViolation(column: string, relation: string, loc: ErrorLocation & { detail?: string } = {}): PaxdError {
+  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${column}" of relation "${relation}" violates not-null constraint`, {
+    columnName: column,
+    ...loc,
+  });
+}
+
+/**
+ * 42703. With a relation, as PostgreSQL says it of a column list (INSERT, COPY, an ingest
+ * header): `column "x" of relation "t" does not exist`; with a table qualifier, as for `t.x`:
+ * `column t.x does not exist`; bare, as for a name in a query: `column "x" does not exist`.
+ */
+export function undefinedColumn(name: string, where: { relation?: string; qualifier?: string; position?: number | undefined } = {}): PaxdError {
+  const message =
+    where.qualifier !== undefined
+      ? `column ${where.qualifier}.${name} does not exist`
+      : where.relation !== undefined
+        ? `column "${name}" of relation "${where.relation}" does not exist`
+        : `column "${name}" does not exist`;
+  return new PaxdError('not_found', SQLSTATE.undefined_column, message, { columnName: name, position: where.position });
+}
+
+/** 42P01: `relation "t" does not exist`. */
+export function undefinedTable(name: string, position?: number): PaxdError {
+  return new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${name}" does not exist`, { position });
+}
+
+/** 22012, int4div's and numeric_div's wording. */
+export function divisionByZero(): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.division_by_zero, 'division by zero');
+}
+
+/** 42601. */
+export function syntaxError(message: string, position?: number): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.syntax_error, message, { position });
+}
+
+/** 42883: `function f(integer) does not exist`. */
+export function undefinedFunction(signature: string, position?: number): PaxdError {
+  return new PaxdError('not_found', SQLSTATE.undefined_function, `function ${signature} does not exist`, { position });
+}
+
+/** 42883: `operator does not exist: text + integer`. */
+export function undefinedOperator(signature: string, position?: number): PaxdError {
+  return new PaxdError('not_found', SQLSTATE.undefined_function, `operator does not exist: ${signature}`, { position });
+}
+
+/** 42804. */
+export function datatypeMismatch(message: string, position?: number): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.datatype_mismatch, message, { position });
+}
+
+/** 42803: `aggregate functions are not allowed in WHERE`. */
+export function aggregateNotAllowed(where: string, position?: number): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.grouping_error, `aggregate functions are not allowed in ${where}`, { position });
+}
+
+/** 42P02: `there is no parameter $3`. */
+export function undefinedParameter(n: number, position?: number): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.undefined_parameter, `there is no parameter $${n}`, { position });
+}
+
+/** 2201W / 2201X, PostgreSQL's wording for a negative LIMIT or OFFSET. */
+export function invalidRowCount(clause: 'LIMIT' | 'OFFSET'): PaxdError {
+  const code = clause === 'LIMIT' ? SQLSTATE.invalid_row_count_in_limit_clause : SQLSTATE.invalid_row_count_in_result_offset_clause;
+  return new PaxdError('invalid_input', code, `${clause} must not be negative`);
+}
+
+/** 08P01 as a statement's ERROR: Bind with the wrong number of parameters. */
+export function bindParameterCount(given: number, statement: string, required: number): PaxdError {
+  return new PaxdError('invalid_input', SQLSTATE.protocol_violation, `bind message supplies ${given} parameters, but prepared statement "${statement}" requires ${required}`);
+}
+
+/** XX001 for damage found by a check: a missing or short file. */
+export function dataCorrupted(message: string, loc: ErrorLocation = {}): PaxdError {
+  return new PaxdError('corruption', SQLSTATE.data_corrupted, message, loc);
+}
+
+/** XX000 with the cause's message: a worker or dependency failed in a way that is paxd's bug. */
+export function internalError(message: string, cause?: unknown): PaxdError {
+  return new PaxdError('internal', SQLSTATE.internal_error, message, { cause });
+}
+
+export function usage(message: string, loc: ErrorLocation = {}): PaxdError {
+  return new PaxdError('usage', SQLSTATE.invalid_parameter_value, message, loc);
 }
 
 export function ioError(message: string, file?: string, cause?: unknown): PaxdError {
@@ -214,23 +376,19 @@ export function isPaxdError(e: unknown): e is PaxdError {
 
 // ---- storage (src/storage) ----
 
-/** PostgreSQL's undefined_file / duplicate_file (class 58, system errors). */
-const UNDEFINED_FILE = '58P01';
-const DUPLICATE_FILE = '58P02';
-
 /** An object the caller expected is not in the store: `could not open file "t/data/1.pax": no such file`. */
 export function objectNotFound(file: string): PaxdError {
-  return new PaxdError('not_found', UNDEFINED_FILE, `could not open file "${file}": no such file`, { file });
+  return new PaxdError('not_found', SQLSTATE.undefined_file, `could not open file "${file}": no such file`, { file });
 }
 
 /** `create()` of a path that already exists (names are never reused). */
 export function objectExists(file: string): PaxdError {
-  return new PaxdError('exists', DUPLICATE_FILE, `could not create file "${file}": file exists`, { file });
+  return new PaxdError('exists', SQLSTATE.duplicate_file, `could not create file "${file}": file exists`, { file });
 }
 
 /** `relation "t" does not exist`, as PostgreSQL says it (42P01). */
 export function tableNotFound(table: string): PaxdError {
-  return new PaxdError('not_found', SQLSTATE.undefined_table, `relation "${table}" does not exist`);
+  return undefinedTable(table);
 }
 
 /** `relation "t" already exists` (42P07). */

@@ -15,8 +15,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { storeUri } from '../../database.js';
 import type { ScanStats } from '../../scan/index.js';
-import { PaxdError } from '../../types/index.js';
-import { SqlError } from '../errors.js';
+import { PaxdError, internalError } from '../../types/index.js';
 import { currentWorkMem } from '../context.js';
 import type { RowBatch } from '../exec/batch.js';
 import { type Compiled, type Partial, type PlanInput, type RunOptions, merge, partialOf, partition, scanCompiled } from './pipeline.js';
@@ -125,7 +124,7 @@ class Pool {
       if (m.reply.ok) p.resolve(m.reply);
       else {
         const e = m.reply.error;
-        p.reject(e.sql ? new SqlError(e.kind as never, e.code, e.message) : new PaxdError(e.kind as never, e.code, e.message));
+        p.reject(new PaxdError(e.kind as never, e.code, e.message, { position: e.position }));
       }
     });
     w.on('error', (e) => this.lost(w, e));
@@ -140,7 +139,7 @@ class Pool {
     this.workers.splice(at, 1);
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
-      p.reject(new PaxdError('internal', 'XX000', `query worker failed: ${e instanceof Error ? e.message : String(e)}`));
+      p.reject(internalError(`query worker failed: ${e instanceof Error ? e.message : String(e)}`, e));
     }
     this.busy = 0;
   }

@@ -6,14 +6,13 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { Table } from '../../database.js';
 import type { Field } from '../../types/index.js';
-import { isPaxdError } from '../../types/index.js';
+import { SQLSTATE, isPaxdError } from '../../types/index.js';
 import type { ObjectStore } from '../../storage/index.js';
 import { openStore } from '../../storage/open.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
 import type { SnapshotJson } from '../../storage/snapshot-types.js';
 import type { BoundSelect } from '../bind.js';
 import type { Expr } from '../expr.js';
-import { SqlError } from '../errors.js';
 import { type Partial, compile, partialOf, partition, scanCompiled } from './pipeline.js';
 
 export interface WorkerRequest {
@@ -31,7 +30,7 @@ export interface WorkerRequest {
 
 export type WorkerReply =
   | { readonly ok: true; readonly partial: Partial | null; readonly stats: ScanStats; readonly rows: number }
-  | { readonly ok: false; readonly error: { kind: string; code: string; message: string; sql: boolean } };
+  | { readonly ok: false; readonly error: { kind: string; code: string; message: string; position?: number | undefined } };
 
 const stores = new Map<string, Promise<ObjectStore>>();
 
@@ -61,8 +60,8 @@ port.on('message', (m: { id: number; req: WorkerRequest }) => {
     (reply) => port.postMessage({ id: m.id, reply }),
     (e: unknown) => {
       const error = isPaxdError(e)
-        ? { kind: e.kind, code: e.code, message: e.message, sql: e instanceof SqlError }
-        : { kind: 'internal', code: 'XX000', message: e instanceof Error ? (e.stack ?? e.message) : String(e), sql: false };
+        ? { kind: e.kind, code: e.code, message: e.message, position: e.position }
+        : { kind: 'internal', code: SQLSTATE.internal_error, message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
       port.postMessage({ id: m.id, reply: { ok: false, error } });
     },
   );

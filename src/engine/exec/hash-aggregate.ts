@@ -12,7 +12,7 @@
  * floats, and numerics of different scales (1.0, 1.00), are not merged yet: a first step.
  */
 import type { PgType, Value } from '../../types/index.js';
-import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal } from '../../types/index.js';
+import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal, SQLSTATE } from '../../types/index.js';
 import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
 import { formatArray } from './arrays.js';
 import { numericVariance } from './numeric.js';
@@ -193,7 +193,7 @@ function finalCollected(a: AggCall, st: AggState): Value {
     case 'percentile_disc': {
       const frac = a.param as number | null;
       if (frac === null || idx.length === 0) return null;
-      if (!(frac >= 0 && frac <= 1)) throw new SqlError('invalid_input', '22003', `percentile value ${frac} is not between 0 and 1`);
+      if (!(frac >= 0 && frac <= 1)) throw new SqlError('invalid_input', SQLSTATE.numeric_value_out_of_range, `percentile value ${frac} is not between 0 and 1`);
       const n = idx.length;
       if (a.fn === 'percentile_disc') {
         const rownum = Math.max(1, Math.ceil(frac * n));
@@ -229,7 +229,7 @@ function accumulateMoments(t: PgType, acc: unknown, v: Value): unknown {
       const tmp = x * m.n - m.sx;
       m.sxx += (tmp * tmp) / (m.n * n0);
       if (!Number.isFinite(m.sx) || !Number.isFinite(m.sxx)) {
-        if (Number.isFinite(m.sx - x) && Number.isFinite(x)) throw new SqlError('invalid_input', '22003', 'value out of range: overflow');
+        if (Number.isFinite(m.sx - x) && Number.isFinite(x)) throw new SqlError('invalid_input', SQLSTATE.numeric_value_out_of_range, 'value out of range: overflow');
         m.sxx = NaN;
       }
     } else if (!Number.isFinite(x)) m.sxx = NaN;

@@ -24,7 +24,7 @@ import {
   numericWeight,
   parseDecimalValue,
 } from '../../types/index.js';
-import { ENGINE_SQLSTATE, SqlError, divisionByZero, notSupported, outOfRange } from '../errors.js';
+import { SqlError, divisionByZero, notSupported, outOfRange } from '../errors.js';
 
 const MIN_SIG_DIGITS = NUMERIC_MIN_SIG_DIGITS;
 const MAX_DISPLAY_SCALE = NUMERIC_MAX_DISPLAY_SCALE;
@@ -135,7 +135,7 @@ export function numericAbs(a: string): string {
 
 /** 2201F, as PostgreSQL's sqrt and power raise it. */
 export function invalidArgumentForPower(message: string): SqlError {
-  return new SqlError('invalid_input', ENGINE_SQLSTATE.invalid_argument_for_power_function, message);
+  return new SqlError('invalid_input', SQLSTATE.invalid_argument_for_power_function, message);
 }
 
 /**

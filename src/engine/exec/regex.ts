@@ -14,9 +14,8 @@
  *
  *   regexFor('^text 9[0-9]$', false).test('text 91')  // true
  */
+import { SQLSTATE } from '../../types/index.js';
 import { notSupported, SqlError } from '../errors.js';
-
-const INVALID_REGULAR_EXPRESSION = '2201B';
 
 const cache = new Map<string, RegExp>();
 
@@ -36,7 +35,7 @@ export function regexFor(pattern: string, ci: boolean): RegExp {
   try {
     re = new RegExp(src, ci ? 'si' : 'su');
   } catch (e) {
-    throw new SqlError('invalid_input', INVALID_REGULAR_EXPRESSION, `invalid regular expression: ${(e as Error).message}`);
+    throw new SqlError('invalid_input', SQLSTATE.invalid_regular_expression, `invalid regular expression: ${(e as Error).message}`);
   }
   if (cache.size > 256) cache.clear();
   cache.set(key, re);
@@ -90,7 +89,7 @@ function translate(p: string, ci: boolean): string {
 
 /** The JavaScript for `\x` at p[at] (the character after the backslash). */
 function escape(p: string, at: number, inBracket: boolean): string {
-  if (at >= p.length) throw new SqlError('invalid_input', INVALID_REGULAR_EXPRESSION, 'invalid regular expression: invalid escape \\ sequence');
+  if (at >= p.length) throw new SqlError('invalid_input', SQLSTATE.invalid_regular_expression, 'invalid regular expression: invalid escape \\ sequence');
   const c = p[at]!;
   switch (c) {
     case 'd':
@@ -137,6 +136,6 @@ function bracket(p: string, start: number): { src: string; end: number } {
     src += c === '[' || c === '/' ? `\\${c}` : c;
     i++;
   }
-  if (i >= p.length) throw new SqlError('invalid_input', INVALID_REGULAR_EXPRESSION, 'invalid regular expression: brackets [] not balanced');
+  if (i >= p.length) throw new SqlError('invalid_input', SQLSTATE.invalid_regular_expression, 'invalid regular expression: brackets [] not balanced');
   return { src: `${src}]`, end: i + 1 };
 }

@@ -8,12 +8,8 @@
  * Positions and lengths count characters (code points), not UTF-16 units. Under the C
  * collation lower/upper/ILIKE change only ASCII letters (str_tolower's asc_tolower path).
  */
+import { SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
-
-/** SQLSTATEs of LIKE and substring errors. */
-const INVALID_ESCAPE_SEQUENCE = '22025';
-const INVALID_ESCAPE_STRING = '22025';
-const SUBSTRING_ERROR = '22011';
 
 export function asciiLower(s: string): string {
   return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -25,7 +21,7 @@ export function asciiUpper(s: string): string {
 
 /** Fails with 22025 unless `escape` is one character or empty (like_escape). */
 export function checkEscape(escape: string): void {
-  if ([...escape].length > 1) throw new SqlError('invalid_input', INVALID_ESCAPE_STRING, 'invalid escape string', undefined);
+  if ([...escape].length > 1) throw new SqlError('invalid_input', SQLSTATE.invalid_escape_sequence, 'invalid escape string', undefined);
 }
 
 const cache = new Map<string, RegExp>();
@@ -43,7 +39,7 @@ export function likeRegExp(pattern: string, escape: string, ci: boolean): RegExp
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
     if (escape !== '' && c === escape) {
-      if (i + 1 >= chars.length) throw new SqlError('invalid_input', INVALID_ESCAPE_SEQUENCE, 'LIKE pattern must not end with escape character');
+      if (i + 1 >= chars.length) throw new SqlError('invalid_input', SQLSTATE.invalid_escape_sequence, 'LIKE pattern must not end with escape character');
       src += lit(chars[++i]!);
     } else if (c === '%') src += '.*';
     else if (c === '_') src += '.';
@@ -67,7 +63,7 @@ export function charLength(s: string): number {
 
 /** substring(s FROM start [FOR count]) (text_substring): 1-based, start may be < 1. */
 export function substring(s: string, start: number, count: number | null): string {
-  if (count !== null && count < 0) throw new SqlError('invalid_input', SUBSTRING_ERROR, 'negative substring length not allowed');
+  if (count !== null && count < 0) throw new SqlError('invalid_input', SQLSTATE.substring_error, 'negative substring length not allowed');
   const chars = [...s];
   const from = Math.max(start, 1);
   const end = count === null ? chars.length + 1 : start + count; // exclusive, 1-based

@@ -16,7 +16,7 @@ import { Table, type Database } from '../../database.js';
 import { type Field, type PgType, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
 import { bindQuery, bindValue, isUnknownLiteral, openTable, queryUnknown } from '../bind.js';
-import { notSupported, positionOf, SqlError } from '../errors.js';
+import { notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
 import { evaluate } from '../exec/eval.js';
 import { run } from '../exec/run.js';
 import { planQuery } from '../plan.js';
@@ -93,7 +93,7 @@ export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
 function checkOnConflict(c: AstFields | undefined): void {
   if (c === undefined) return;
   if (c.infer !== undefined)
-    throw new SqlError('invalid_input', '42P10', 'there is no unique or exclusion constraint matching the ON CONFLICT specification', positionOf(c.location));
+    throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification', positionOf(c.location));
   if (c.action !== 'ONCONFLICT_NOTHING')
     throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'ON CONFLICT DO UPDATE requires inference specification or constraint name', positionOf(c.location));
 }
@@ -144,7 +144,7 @@ function targetFields(table: Table, cols: AstNode[]): Field[] {
     if (rt.indirection !== undefined) throw notSupported('INSERT into subfields or array elements', rt.location);
     const name = rt.name as string;
     const f = table.fields.find((x) => x.name === name);
-    if (f === undefined) throw new SqlError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table.name}" does not exist`, positionOf(rt.location));
+    if (f === undefined) throw undefinedColumn(name, rt.location, table.name);
     if (seen.has(name)) throw new SqlError('invalid_input', SQLSTATE.duplicate_column, `column "${name}" specified more than once`, positionOf(rt.location));
     seen.add(name);
     return f;

@@ -17,7 +17,7 @@ import type { Database } from '../../database.js';
 import { type Field, type PgType, type Value, SQLSTATE, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf } from '../parse.js';
 import { openTable } from '../bind.js';
-import { notSupported, positionOf, SqlError } from '../errors.js';
+import { notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
 import { evaluate } from '../exec/eval.js';
 import { engineType } from '../types.js';
 import type { QueryResult, ResultField } from '../result.js';
@@ -130,7 +130,7 @@ function setItems(s: AstFields, fields: readonly Field[], table: string): SetIte
     if (t.indirection !== undefined) throw notSupported('UPDATE of subfields or array elements', t.location);
     const name = t.name as string;
     const field = fields.find((f) => f.name === name);
-    if (field === undefined) throw new SqlError('not_found', SQLSTATE.undefined_column, `column "${name}" of relation "${table}" does not exist`, positionOf(t.location));
+    if (field === undefined) throw undefinedColumn(name, t.location, table);
     if (seen.has(name)) throw new SqlError('invalid_input', SQLSTATE.syntax_error, `multiple assignments to same column "${name}"`, positionOf(t.location));
     seen.add(name);
     const value = kindOf(t.val as AstNode) === 'SetToDefault' ? null : (t.val as AstNode);

@@ -9,7 +9,7 @@
  * column, it names a row of the write set's staged list (src/scan/ctid.ts).
  */
 import type { Database } from '../../database.js';
-import { type PgType, type Value, PaxdError, invalidInput } from '../../types/index.js';
+import { type PgType, type Value, aggregateNotAllowed, invalidInput, undefinedParameter } from '../../types/index.js';
 import { parseCtid, type RowId } from '../../scan/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { type BoundSelect, bindQuery, bindValue, queryFields, queryUnknown } from '../bind.js';
@@ -47,7 +47,7 @@ export async function bindOverTarget(db: Database, rel: AstFields, values: reado
   const q = await bindQuery(db, stmt);
   if (q.kind !== 'select') throw notSupported('this UPDATE or DELETE');
   if (q.select.grouping !== null)
-    throw new PaxdError('invalid_input', '42803', `aggregate functions are not allowed in ${returning.length > 0 ? 'RETURNING' : 'UPDATE'}`);
+    throw aggregateNotAllowed(returning.length > 0 ? 'RETURNING' : 'UPDATE');
   return { select: q.select, unknown: queryUnknown(q), fields: queryFields(q) };
 }
 
@@ -109,7 +109,7 @@ export function evalCtid(value: AstNode): RowId | null {
     const k = (fieldsOf(v).number as number) - 1;
     const ctx = currentContext();
     const raw = ctx?.values?.[k];
-    if (raw === undefined) throw new PaxdError('invalid_input', '42P02', `there is no parameter $${k + 1}`);
+    if (raw === undefined) throw undefinedParameter(k + 1);
     return rowOf(raw);
   }
   const e = bindValue(v, 'WHERE');

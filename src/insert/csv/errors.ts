@@ -3,7 +3,7 @@
  * (commands/copyfromparse.c, commands/copyfrom.c, executor/execMain.c ExecConstraints).
  * The reader places them with PaxdError.at(): `data.csv:1042:3: extra data after last expected column`.
  */
-import { PaxdError, SQLSTATE, unreachable } from '../../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable, undefinedColumn as sharedUndefinedColumn } from '../../types/errors.js';
 import { RecordError } from './tokenizer.js';
 
 function badFormat(message: string): PaxdError {
@@ -40,13 +40,11 @@ export function missingData(column: string): PaxdError {
   return badFormat(`missing data for column "${column}"`);
 }
 
-export function notNullViolation(column: string, table: string): PaxdError {
-  return new PaxdError('constraint', SQLSTATE.not_null_violation, `null value in column "${column}" of relation "${table}" violates not-null constraint`);
-}
+export { notNullViolation } from '../../types/errors.js';
 
 /** A header name (or FORCE_* column) the table does not have. */
 export function undefinedColumn(column: string, table: string): PaxdError {
-  return new PaxdError('invalid_input', SQLSTATE.undefined_column, `column "${column}" of relation "${table}" does not exist`);
+  return sharedUndefinedColumn(column, { relation: table });
 }
 
 export function duplicateColumn(column: string): PaxdError {
@@ -55,7 +53,7 @@ export function duplicateColumn(column: string): PaxdError {
 
 /** FORCE_NULL / FORCE_NOT_NULL of a column the input does not have (42P10). */
 export function forceNotReferenced(option: string, column: string): PaxdError {
-  return new PaxdError('invalid_input', '42P10', `${option} column "${column}" not referenced by COPY`);
+  return new PaxdError('invalid_input', SQLSTATE.invalid_column_reference, `${option} column "${column}" not referenced by COPY`);
 }
 
 /** HEADER MATCH (PostgreSQL 15). */
@@ -73,5 +71,5 @@ export function headerMismatch(field: number, got: string | null, expected: stri
 export const MAX_COLUMNS = 1600;
 
 export function tooManyColumns(got: number): PaxdError {
-  return new PaxdError('invalid_input', '54011', `tables can have at most ${MAX_COLUMNS} columns (the header line has ${got} fields)`);
+  return new PaxdError('invalid_input', SQLSTATE.too_many_columns, `tables can have at most ${MAX_COLUMNS} columns (the header line has ${got} fields)`);
 }

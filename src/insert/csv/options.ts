@@ -14,7 +14,7 @@ export interface CsvReject {
   readonly line: number;
   /** 1-based position of the offending field in the input row. */
   readonly column: number;
-  /** SQLSTATE, e.g. '22P02'. */
+  /** SQLSTATE, e.g. '22P02' (SQLSTATE.invalid_text_representation). */
   readonly code: string;
   /** PostgreSQL's message, without the location prefix. */
   readonly message: string;
