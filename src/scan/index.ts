@@ -8,6 +8,7 @@ export { P, bindPredicate, describePredicate } from './predicate.js';
 export type { Predicate, BoundPredicate, CmpOp } from './predicate.js';
 export { classify, type Pruning } from './prune.js';
 export type { BoundOp, BoundOptions } from './bounds.js';
+export { BoundedHeap } from './heap.js';
 export { topN } from './topn.js';
 export type { OrderKey, TopNOptions, TopNResult } from './topn.js';
 export { aggregate } from './aggregate.js';

@@ -28,6 +28,7 @@ import { physicalOf, type Field } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
 import { fieldsOf } from '../storage/schema.js';
+import { BoundedHeap } from './heap.js';
 import { P, type Predicate } from './predicate.js';
 import { TableScan, type ScanStats } from './reader.js';
 
@@ -124,33 +125,13 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
     return a.pos - b.pos;
   };
 
-  // A binary heap with the worst entry at the root.
-  const heap: Entry[] = [];
-  const up = (i: number) => {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (cmpEntry(heap[i]!, heap[p]!) <= 0) break;
-      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-      i = p;
-    }
-  };
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let w = i;
-      if (l < heap.length && cmpEntry(heap[l]!, heap[w]!) > 0) w = l;
-      if (r < heap.length && cmpEntry(heap[r]!, heap[w]!) > 0) w = r;
-      if (w === i) return;
-      [heap[i], heap[w]] = [heap[w]!, heap[i]!];
-      i = w;
-    }
-  };
+  // The worst entry kept is the heap's root (./heap.ts).
+  const heap = new BoundedHeap<Entry>(capacity, cmpEntry);
   const inclusive = keys.length > 1 || visit !== 'storage';
   let pushed: Value | undefined;
   const pushBound = () => {
     const k = keys[0]!;
-    const w = heap[0]!.keys[0]!;
+    const w = heap.worst()!.keys[0]!;
     if (pushed !== undefined && (w === pushed || (w !== null && pushed !== null && compareValues(k.f.type, w, pushed) === 0))) return;
     pushed = w;
     if (w === null) {
@@ -176,8 +157,8 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
   let thrLo = 0;
   const setThreshold = () => {
     thrOk = false;
-    if (mode === 0 || heap.length < capacity) return;
-    const w = heap[0]!.keys[0]!;
+    if (mode === 0 || !heap.full) return;
+    const w = heap.worst()!.keys[0]!;
     if (w === null) return;
     if (mode === 1) {
       thrNum = w as number;
@@ -220,30 +201,29 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
             }
           }
           const v0 = getValue(key0, i);
-          if (heap.length === capacity) {
-            const c = cmpKey(0, v0, heap[0]!.keys[0]!);
+          if (heap.full) {
+            const worst = heap.worst()!;
+            const c = cmpKey(0, v0, worst.keys[0]!);
             if (c > 0) continue; // worse than the worst on the first key
             const cand: Entry = { keys: keyIdx.map((ci, k) => (k === 0 ? v0 : getValue(b.columns[ci]!, i))), pos: base + i, row: [] };
-            if (cmpEntry(cand, heap[0]!) >= 0) continue;
+            if (cmpEntry(cand, worst) >= 0) continue;
             cand.row = out.map((_, ci) => getValue(b.columns[ci]!, i));
-            heap[0] = cand;
-            down(0);
+            heap.replaceWorst(cand);
             setThreshold();
           } else {
-            heap.push({ keys: keyIdx.map((ci, k) => (k === 0 ? v0 : getValue(b.columns[ci]!, i))), pos: base + i, row: out.map((_, ci) => getValue(b.columns[ci]!, i)) });
-            up(heap.length - 1);
-            if (heap.length === capacity) setThreshold();
+            heap.offer({ keys: keyIdx.map((ci, k) => (k === 0 ? v0 : getValue(b.columns[ci]!, i))), pos: base + i, row: out.map((_, ci) => getValue(b.columns[ci]!, i)) });
+            if (heap.full) setThreshold();
           }
           changed = true;
         }
-        if (changed && heap.length === capacity) pushBound();
+        if (changed && heap.full) pushBound();
       }
     } finally {
       await scan.end();
     }
   }
 
-  const sorted = heap.sort(cmpEntry).slice(offset);
+  const sorted = heap.sorted().slice(offset);
   const columns = out.map((f, ci) => {
     const cb = new ColumnBuilder(f.type, sorted.length);
     for (const e of sorted) cb.append(e.row[ci]!);
