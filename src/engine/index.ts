@@ -33,6 +33,7 @@ export { SqlError } from './errors.js';
 export { DEFAULT_WORK_MEM } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
+export { parseStatements, parseCount, type AstNode, type ParsedStatement } from './parse.js';
 
 /** Settings of one statement. */
 export interface QueryOptions {
@@ -66,7 +67,11 @@ export interface PreparedQuery {
 export async function prepare(db: Database, sql: string, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
   const stmts = await parseSql(sql);
   if (stmts.length > 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'cannot insert multiple commands into a prepared statement');
-  const stmt = stmts[0] ?? null;
+  return prepareParsed(db, stmts[0] ?? null, paramTypes, options);
+}
+
+/** prepare() of a statement parsed before (./parse.ts parseStatements; null: the empty query). */
+export async function prepareParsed(db: Database, stmt: AstNode | null, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
   const fields = stmt === null ? null : await withContext({ types, values: null, workMem }, () => describe(db, stmt, types));
@@ -89,7 +94,12 @@ export async function query(db: Database, sql: string, params?: readonly Value[]
   const stmts = await parseSql(sql);
   if (stmts.length === 0) return { command: 'EMPTY', fields: [], rows: [] };
   if (stmts.length > 1) throw notSupported('several statements in one query string');
-  return withContext({ types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM }, () => execute(db, stmts[0]!));
+  return queryParsed(db, stmts[0]!, options);
+}
+
+/** query() of one statement parsed before (./parse.ts parseStatements), without parameters. */
+export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOptions): Promise<QueryResult> {
+  return withContext({ types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM }, () => execute(db, stmt));
 }
 
 /** Splits a script into statements and runs them in order (the CLI's stdin mode). */

@@ -19,18 +19,95 @@ export type AstFields = { readonly [field: string]: any };
 
 let loaded: Promise<void> | null = null;
 
-/** Parses `sql` into its statements; a syntax error is 42601 with PostgreSQL's message and position. */
-export async function parseSql(sql: string): Promise<AstNode[]> {
+/** One statement of a query string, parsed once and handed along to whoever runs it. */
+export interface ParsedStatement {
+  /** The parse tree, deep-frozen: the tree is shared (pgwire caches it by text), never changed. */
+  readonly ast: AstNode;
+  /** The statement's own text (without the `;` that ends it). */
+  readonly text: string;
+  /** Characters of the query string before `text`. */
+  readonly offset: number;
+}
+
+/** Calls into libpg-query so far: a test counts them (one per statement text, not per stage). */
+let parses = 0;
+
+/** How many query strings have been parsed since the process started (a test hook). */
+export function parseCount(): number {
+  return parses;
+}
+
+/**
+ * Parses `sql` into its statements; a syntax error is 42601 with PostgreSQL's message and
+ * position. This is paxd's only use of libpg-query: every front door (the engine's query and
+ * prepare, pgwire's statement splitting, the catalog queries of IMPORT FOREIGN SCHEMA) parses
+ * through it, once per statement text, and hands the tree along.
+ *
+ * `location` fields count characters, as PostgreSQL's positions do (libpg-query gives bytes),
+ * from the start of the whole query string.
+ */
+export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
+  if (sql.trim() === '') return []; // libpg-query refuses an empty string; PostgreSQL answers EmptyQueryResponse
   loaded ??= loadModule();
   await loaded;
-  let tree: { stmts?: { stmt: AstNode }[] };
+  let tree: { stmts?: { stmt: AstNode; stmt_location?: number; stmt_len?: number }[] };
+  parses++;
+  const chars = charOffsets(sql);
   try {
     tree = parseSync(sql) as typeof tree;
   } catch (e) {
     const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
-    throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : details.cursorPosition + 1);
+    throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : toChar(chars, details.cursorPosition) + 1);
   }
-  return (tree.stmts ?? []).map((s) => s.stmt);
+  const bytes = chars === null ? null : Buffer.from(sql, 'utf8');
+  return (tree.stmts ?? []).map((s) => {
+    const start = s.stmt_location ?? 0;
+    const end = s.stmt_len === undefined || s.stmt_len === 0 ? undefined : start + s.stmt_len;
+    const text = bytes === null ? sql.slice(start, end) : bytes.toString('utf8', start, end ?? bytes.byteLength);
+    return Object.freeze({ ast: freezeTree(s.stmt, chars), text, offset: toChar(chars, start) });
+  });
+}
+
+/** Parses `sql` into the trees of its statements (see parseStatements). */
+export async function parseSql(sql: string): Promise<AstNode[]> {
+  return (await parseStatements(sql)).map((s) => s.ast);
+}
+
+/** For a string with non-ASCII characters, the character offset of every byte offset; else null. */
+function charOffsets(sql: string): Int32Array | null {
+  if (!/[^\x00-\x7f]/.test(sql)) return null;
+  const bytes = Buffer.byteLength(sql, 'utf8');
+  const map = new Int32Array(bytes + 1);
+  let b = 0;
+  let c = 0;
+  for (const ch of sql) {
+    const n = Buffer.byteLength(ch, 'utf8');
+    for (let k = 0; k < n; k++) map[b + k] = c;
+    b += n;
+    c++;
+  }
+  map[b] = c;
+  return map;
+}
+
+function toChar(chars: Int32Array | null, byteOffset: number): number {
+  return chars === null || byteOffset < 0 ? byteOffset : (chars[Math.min(byteOffset, chars.length - 1)] ?? byteOffset);
+}
+
+/** Freezes every node of a tree, turning its byte locations into character offsets on the way. */
+function freezeTree<T>(n: T, chars: Int32Array | null): T {
+  if (typeof n !== 'object' || n === null) return n;
+  if (Array.isArray(n)) {
+    for (const x of n) freezeTree(x, chars);
+  } else {
+    const o = n as Record<string, unknown>;
+    for (const k in o) {
+      const v = o[k];
+      if (k === 'location' && chars !== null && typeof v === 'number') o[k] = toChar(chars, v);
+      else freezeTree(v, chars);
+    }
+  }
+  return Object.freeze(n);
 }
 
 /** The one kind of a node: `kindOf({ ColumnRef: … })` is 'ColumnRef'. */

@@ -20,7 +20,7 @@
 import type { Database } from '../database.js';
 import type { BatchReader } from '../scan/index.js';
 import type { Batch, Field, PgType, Value } from '../types/index.js';
-import { parseSql, kindOf } from './parse.js';
+import { type AstNode, parseSql, kindOf } from './parse.js';
 import { bindQuery } from './bind.js';
 import { planQuery } from './plan.js';
 import { DEFAULT_WORK_MEM, withContext } from './context.js';
@@ -43,18 +43,19 @@ export interface ScanCursorPlan {
 }
 
 /**
- * The streaming form of one SELECT, or null when it is not a plain scan. `paramTypes` and
+ * The streaming form of one SELECT (its text, or its tree parsed before), or null when it is
+ * not a plain scan. `paramTypes` and
  * `params` are the `$n` types and values (as a prepared statement's execute gets them).
  * Binding errors (unknown table or column, …) are thrown as `query` throws them.
  */
 export async function scanPlanOf(
   db: Database,
-  sql: string,
+  sql: string | AstNode,
   paramTypes: readonly PgType[],
   params: readonly Value[],
   options: { readonly workMem?: number } = {},
 ): Promise<ScanCursorPlan | null> {
-  const stmts = await parseSql(sql);
+  const stmts = typeof sql === 'string' ? await parseSql(sql) : [sql];
   if (stmts.length !== 1 || kindOf(stmts[0]!) !== 'SelectStmt') return null;
   const ctx = { types: [...paramTypes], values: params, workMem: options.workMem ?? DEFAULT_WORK_MEM };
   const bound = await withContext(ctx, () => bindQuery(db, stmts[0]!));

@@ -20,7 +20,7 @@
  */
 import type { Database } from '../database.js';
 import type { QueryResult, ResultField } from '../engine/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, parseSql, str } from '../engine/parse.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../engine/parse.js';
 import type { Value } from '../types/index.js';
 // Only the type mapping, not the mirror's PostgreSQL client.
 import { foreignColumn } from '../mirror/types.js';
@@ -29,17 +29,12 @@ import { unreachable } from '../types/errors.js';
 /** The schemas paxd has. */
 const SCHEMAS = ['public'];
 
-export async function catalogQuery(db: Database, sql: string): Promise<QueryResult | null> {
+/** `sql` is one statement's text and `ast` its parse tree (../engine/parse.ts: parsed once, by the caller). */
+export async function catalogQuery(db: Database, sql: string, ast: AstNode): Promise<QueryResult | null> {
   // Every statement of a simple Query passes here: keep the common case to one regex test.
   if (!/pg_namespace/i.test(sql)) return null;
-  let stmts: AstNode[];
-  try {
-    stmts = await parseSql(sql);
-  } catch {
-    return null; // the engine reports the syntax error
-  }
-  if (stmts.length !== 1 || kindOf(stmts[0]!) !== 'SelectStmt') return null;
-  const s = fieldsOf(stmts[0]!);
+  if (kindOf(ast) !== 'SelectStmt') return null;
+  const s = fieldsOf(ast);
   const from = relationsOf((s.fromClause ?? []) as AstNode[]);
   if (from === null) return null;
   const where = conjuncts(s.whereClause as AstNode | undefined);

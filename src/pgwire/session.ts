@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../database.js';
-import { commandTag, prepare, query, scanPlanOf, textRows, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
+import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
 import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable } from '../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
 import { FrameReader, type Frame } from './frames.js';
@@ -383,9 +383,9 @@ export class Session {
   /** A FATAL ErrorResponse, then the connection ends (protocol errors, failed startup). */
   private fatal(e: unknown): void {
     if (this.closed) return;
-    const f = errorFields(e, 0);
+    const f = errorFields(e);
     this.ctx.log?.warn({ pid: this.ctx.processId, user: this.user || undefined, remote: this.raw.remoteAddress, code: f.code }, `wire: FATAL: ${f.message}`);
-    this.send(be.errorResponse({ ...errorFields(e, 0), severity: 'FATAL' }));
+    this.send(be.errorResponse({ ...errorFields(e), severity: 'FATAL' }));
     this.flush();
     this.closed = true;
     this.clearTimers();
@@ -539,7 +539,7 @@ export class Session {
       }
     } catch (e) {
       if (isFatalProtocolError(e)) throw e; // fatal: the stream cannot be trusted any more
-      this.failStatement(e, 0);
+      this.failStatement(e);
       this.skipToSync = true;
     }
   }
@@ -550,7 +550,7 @@ export class Session {
     try {
       stmts = splitCached(sql) ?? (await splitStatements(sql));
     } catch (e) {
-      this.failStatement(e, 0);
+      this.failStatement(e);
       this.ready();
       return;
     }
@@ -571,7 +571,7 @@ export class Session {
         const o = await this.run(stmt, [], null, true);
         await this.write(o, 0, o.rows.length, true, []);
       } catch (e) {
-        this.failStatement(e, stmt.offset);
+        this.failStatement(e);
         break;
       }
     }
@@ -642,10 +642,13 @@ export class Session {
     for (const c of changes) if (c.report) this.changed.set(c.name, c.value);
   }
 
-  /** ErrorResponse for a statement error; a transaction block becomes failed. */
-  private failStatement(e: unknown, offset: number): void {
+  /**
+   * ErrorResponse for a statement error; a transaction block becomes failed. Positions count
+   * from the start of the query string already: the engine binds the trees parsed from it.
+   */
+  private failStatement(e: unknown): void {
     if (this.status === TX_STATUS.inTransaction) this.status = TX_STATUS.failed;
-    this.send(be.errorResponse({ ...errorFields(e, offset), severity: 'ERROR' }));
+    this.send(be.errorResponse({ ...errorFields(e), severity: 'ERROR' }));
   }
 
   /** 25P02 in a failed transaction block (but for what ends it), 0A000 for DDL inside one. */
@@ -709,9 +712,10 @@ export class Session {
     }
   }
 
-  /** An engine statement: prepared at Parse (with `values` for its $n), or run from its text. */
-  private async engineQuery(sql: string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
-    return this.guarded(() => (prepared !== null ? prepared.execute(values) : query(this.sdb, sql, undefined, { workMem: this.params!.workMem })));
+  /** An engine statement: prepared at Parse (with `values` for its $n), or run from its parse tree (or a text paxd wrote). */
+  private async engineQuery(stmt: AstNode | string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
+    const options = { workMem: this.params!.workMem };
+    return this.guarded(() => (prepared !== null ? prepared.execute(values) : typeof stmt === 'string' ? query(this.sdb, stmt, undefined, options) : queryParsed(this.sdb, stmt, options)));
   }
 
   /**
@@ -725,7 +729,7 @@ export class Session {
     this.checkRunnable(stmt);
     switch (stmt.kind) {
       case 'engine': {
-        const r = (prepared === null ? await catalogQuery(this.db, stmt.text) : null) ?? (await this.engineQuery(stmt.text, prepared, values));
+        const r = (prepared === null ? await catalogQuery(this.db, stmt.text, stmt.ast) : null) ?? (await this.engineQuery(stmt.ast, prepared, values));
         // PostgreSQL describes rows only for statements that return them (not INSERT without RETURNING).
         const returnsRows = r.command === 'SELECT' || r.fields.length > 0;
         return { fields: returnsRows ? r.fields : null, rows: r.rows, tag: commandTag(r), messages: [] };
@@ -870,13 +874,13 @@ export class Session {
     // transaction's view of the table has them when the statement is bound: ./transaction.ts).
     if (this.tx !== null && !stmt.hold && stmt.scroll !== true && !stmt.binary) {
       const types = prepared?.paramTypes ?? [];
-      const plan = await this.guarded(() => scanPlanOf(this.sdb, stmt.query, types, values, { workMem: this.params!.workMem }));
+      const plan = await this.guarded(() => scanPlanOf(this.sdb, stmt.queryAst, types, values, { workMem: this.params!.workMem }));
       if (plan !== null) {
         this.cursors.set(stmt.name, await StreamCursor.open(stmt.name, plan, options));
         return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
       }
     }
-    const r = await this.engineQuery(stmt.query, prepared, values);
+    const r = await this.engineQuery(stmt.queryAst, prepared, values);
     const c = new Cursor(stmt.name, r.fields, r.rows, options, stmt.binary);
     this.cursors.set(stmt.name, c);
     return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
@@ -906,8 +910,8 @@ export class Session {
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
     if (!stmt.stdio) throw copyFileRefused(stmt.direction);
     const f = copyFormat(stmt.options, 'to');
-    let sql: string;
-    if (stmt.query !== null) sql = stmt.query;
+    let sql: AstNode | string;
+    if (stmt.queryAst !== null) sql = stmt.queryAst;
     else {
       const cols = stmt.columns === null ? '*' : stmt.columns.map(quoteIdent).join(', ');
       sql = `SELECT ${cols} FROM ${quoteIdent(stmt.table!)}`;
@@ -971,7 +975,7 @@ export class Session {
       this.copyIn = null;
       if (this.current === c.abort) this.current = null;
       await c.load.abort().catch(() => undefined);
-      this.failStatement(e, c.stmt.offset);
+      this.failStatement(e);
       this.ready();
     }
   }
@@ -989,8 +993,8 @@ export class Session {
     // Bound and typed now, as PostgreSQL's Parse does: an unknown table fails here.
     let engine: PreparedQuery | null = null;
     const options = { workMem: this.params!.workMem };
-    if (stmt?.kind === 'engine') engine = await prepare(this.sdb, stmt.text, types, options);
-    else if (stmt?.kind === 'declare') engine = await prepare(this.sdb, stmt.query, types, options);
+    if (stmt?.kind === 'engine') engine = await prepareParsed(this.sdb, stmt.ast, types, options);
+    else if (stmt?.kind === 'declare') engine = await prepareParsed(this.sdb, stmt.queryAst, types, options);
     this.statements.set(m.name, { sql: m.sql, statement: stmt, paramTypes: types, engine });
     this.send(be.parseComplete());
   }
@@ -1199,8 +1203,8 @@ function encodeRow(fields: readonly ResultField[], row: readonly Value[], format
   return out;
 }
 
-/** The fields of an ErrorResponse for `e`; `offset` shifts engine positions into the query string. */
-export function errorFields(e: unknown, offset: number): Omit<be.ErrorFields, 'severity'> {
+/** The fields of an ErrorResponse for `e`. */
+export function errorFields(e: unknown): Omit<be.ErrorFields, 'severity'> {
   if (isPaxdError(e)) {
     const position = (e as { position?: number }).position;
     return {
@@ -1208,7 +1212,7 @@ export function errorFields(e: unknown, offset: number): Omit<be.ErrorFields, 's
       message: e.message,
       ...(e.detail !== undefined ? { detail: e.detail } : {}),
       ...(e.hint !== undefined ? { hint: e.hint } : {}),
-      ...(position !== undefined ? { position: position + offset } : {}),
+      ...(position !== undefined ? { position } : {}),
       ...(e instanceof CopyError ? { where: e.where } : {}),
     };
   }

@@ -1,16 +1,16 @@
 /**
- * Splits a query string into statements with PostgreSQL's own grammar (libpg-query) and sorts
- * out the ones the session answers itself (SET, SHOW, RESET, transaction control) from those
- * the engine runs. A syntax error anywhere fails the whole string before anything runs, as in
- * PostgreSQL.
+ * Splits a query string into statements with the engine's parser (../engine/parse.ts, the one
+ * user of libpg-query: PostgreSQL's own grammar) and sorts out the ones the session answers
+ * itself (SET, SHOW, RESET, transaction control) from those the engine runs. Each statement
+ * keeps its parse tree, so the engine binds it without parsing the text again. A syntax error
+ * anywhere fails the whole string before anything runs, as in PostgreSQL.
  *
  *   await splitStatements("SET datestyle = ISO; SELECT 1")
  *   // [{ kind: 'set', name: 'datestyle', value: 'ISO', text: 'SET datestyle = ISO', offset: 0 },
- *   //  { kind: 'engine', text: ' SELECT 1', offset: 20 }]
+ *   //  { kind: 'engine', node: 'SelectStmt', ast: { SelectStmt: … }, text: ' SELECT 1', offset: 20 }]
  */
-import { loadModule, parseSync } from 'libpg-query';
-import { SqlError } from '../engine/index.js';
-import { SQLSTATE } from '../types/index.js';
+import { type AstNode, parseStatements } from '../engine/index.js';
+import { featureNotSupported } from '../types/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: libpg-query's JSON parse tree comes without types
 type Json = { readonly [k: string]: any };
@@ -40,6 +40,8 @@ export type Statement = (
       readonly node: string;
       /** True for a plain SELECT: no side effects, so it may be run just to describe its fields. */
       readonly pureQuery: boolean;
+      /** The parse tree, handed to the engine (positions count from the query string's start). */
+      readonly ast: AstNode;
     }
   | { readonly kind: 'set'; readonly name: string; readonly value: string }
   | { readonly kind: 'reset'; readonly name: string }
@@ -53,8 +55,9 @@ export type Statement = (
       /** True for SCROLL, false for NO SCROLL, null when neither was said. */
       readonly scroll: boolean | null;
       readonly hold: boolean;
-      /** The cursor's query, as the engine receives it. */
+      /** The cursor's query: its text, and its parse tree, which the engine runs. */
       readonly query: string;
+      readonly queryAst: AstNode;
     }
   | { readonly kind: 'fetch'; readonly name: string; readonly move: boolean; readonly direction: FetchDirection; readonly count: number }
   /** CLOSE name, or CLOSE ALL (name null). */
@@ -68,8 +71,9 @@ export type Statement = (
       /** The table, or null for COPY (query) TO. */
       readonly table: string | null;
       readonly columns: readonly string[] | null;
-      /** The query of COPY (query) TO, as the engine receives it. */
+      /** The query of COPY (query) TO: its text and the parse tree the engine runs. */
       readonly query: string | null;
+      readonly queryAst: AstNode | null;
       /** False for a file name or PROGRAM: paxd copies only through the connection. */
       readonly stdio: boolean;
       readonly options: CopyOptionsSpec;
@@ -78,11 +82,9 @@ export type Statement = (
 ) & {
   /** The statement's own text, as the engine receives it. */
   readonly text: string;
-  /** Characters of the query string before `text`, added to engine error positions. */
+  /** Characters of the query string before `text`. */
   readonly offset: number;
 };
-
-let loaded: Promise<void> | null = null;
 
 /**
  * Query strings split before, by their exact text (least recently used first out). Clients
@@ -118,37 +120,18 @@ export function splitCached(sql: string): readonly Statement[] | undefined {
 }
 
 async function split(sql: string): Promise<Statement[]> {
-  if (sql.trim() === '') return []; // libpg-query refuses an empty string; PostgreSQL answers EmptyQueryResponse
-  loaded ??= loadModule();
-  await loaded;
-  let tree: { stmts?: { stmt: Json; stmt_location?: number; stmt_len?: number }[] };
-  try {
-    tree = parseSync(sql) as typeof tree;
-  } catch (e) {
-    const d = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
-    throw new SqlError('invalid_input', SQLSTATE.syntax_error, d?.message ?? (e as Error).message, d === undefined ? undefined : charOffset(sql, d.cursorPosition) + 1);
-  }
-  const bytes = Buffer.from(sql, 'utf8');
-  return (tree.stmts ?? []).map((s) => {
-    const start = s.stmt_location ?? 0;
-    const end = s.stmt_len === undefined || s.stmt_len === 0 ? bytes.byteLength : start + s.stmt_len;
-    const text = bytes.toString('utf8', start, end);
-    const kind = classify(s.stmt);
-    const offset = Array.from(bytes.toString('utf8', 0, start)).length;
-    if (s.stmt.DeclareCursorStmt !== undefined) return { ...classifyDeclare(s.stmt.DeclareCursorStmt, text), text, offset };
-    if (s.stmt.CopyStmt !== undefined) return { ...classifyCopy(s.stmt.CopyStmt, text), text, offset };
-    return { ...kind, text, offset };
+  return (await parseStatements(sql)).map(({ ast, text, offset }) => {
+    const s = ast as Json;
+    if (s.DeclareCursorStmt !== undefined) return { ...classifyDeclare(s.DeclareCursorStmt, text), text, offset };
+    if (s.CopyStmt !== undefined) return { ...classifyCopy(s.CopyStmt, text), text, offset };
+    return { ...classify(ast), text, offset };
   });
-}
-
-/** libpg-query reports byte offsets; PostgreSQL positions count characters. */
-function charOffset(sql: string, byteOffset: number): number {
-  return Array.from(Buffer.from(sql, 'utf8').toString('utf8', 0, byteOffset)).length;
 }
 
 type Kind = Statement extends infer S ? (S extends { text: string } ? Omit<S, 'text' | 'offset'> : never) : never;
 
-function classify(stmt: Json): Kind {
+function classify(ast: AstNode): Kind {
+  const stmt = ast as Json;
   if (stmt.VariableSetStmt !== undefined) return classifySet(stmt.VariableSetStmt);
   if (stmt.VariableShowStmt !== undefined) return { kind: 'show', name: stmt.VariableShowStmt.name as string };
   if (stmt.TransactionStmt !== undefined) return classifyTransaction(stmt.TransactionStmt);
@@ -157,7 +140,7 @@ function classify(stmt: Json): Kind {
   if (stmt.DeallocateStmt !== undefined) return { kind: 'deallocate', name: stmt.DeallocateStmt.isall === true ? null : (stmt.DeallocateStmt.name as string) };
   if (stmt.DiscardStmt !== undefined) return { kind: 'discard', what: String(stmt.DiscardStmt.target).replace(/^DISCARD_/, '') };
   const node = Object.keys(stmt)[0] ?? '';
-  return { kind: 'engine', node, pureQuery: node === 'SelectStmt' && stmt.SelectStmt.intoClause === undefined };
+  return { kind: 'engine', node, pureQuery: node === 'SelectStmt' && stmt.SelectStmt.intoClause === undefined, ast };
 }
 
 function classifySet(s: Json): Kind {
@@ -187,12 +170,12 @@ function isolationOf(args: Json[]): string {
 /** A SET argument as PostgreSQL's flatten_set_variable_args sees it: the constant's text. */
 function constText(n: Json): string {
   const c = n.A_Const;
-  if (c === undefined) throw new SqlError('unsupported', SQLSTATE.feature_not_supported, 'SET with an expression value is not supported');
+  if (c === undefined) throw featureNotSupported('SET with an expression value');
   if (c.ival !== undefined) return String(c.ival.ival ?? 0);
   if (c.fval !== undefined) return String(c.fval.fval);
   if (c.sval !== undefined) return String(c.sval.sval ?? '');
   if (c.boolval !== undefined) return c.boolval.boolval === true ? 'on' : 'off';
-  throw new SqlError('unsupported', SQLSTATE.feature_not_supported, 'SET TO NULL is not supported');
+  throw featureNotSupported('SET TO NULL');
 }
 
 function classifyTransaction(t: Json): Kind {
@@ -243,6 +226,7 @@ function classifyDeclare(d: Json, text: string): Kind {
     scroll: (options & CURSOR_OPT.scroll) !== 0 ? true : (options & CURSOR_OPT.noScroll) !== 0 ? false : null,
     hold: (options & CURSOR_OPT.hold) !== 0,
     query: text.slice(m.index + m[0].length),
+    queryAst: d.query as AstNode,
   };
 }
 
@@ -270,6 +254,7 @@ function classifyCopy(c: Json, text: string): Kind {
     table: c.relation === undefined ? null : (c.relation.relname as string),
     columns: c.attlist === undefined ? null : (c.attlist as Json[]).map((a) => a.String.sval as string),
     query,
+    queryAst: query === null ? null : (c.query as AstNode),
     stdio: c.filename === undefined && c.is_program !== true,
     options,
   };
