@@ -33,7 +33,7 @@ export { SqlError } from './errors.js';
 export { DEFAULT_WORK_MEM } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
-export { parseStatements, parseCount, type AstNode, type ParsedStatement } from './parse.js';
+export { parseStatements, onParse, type AstNode, type ParsedStatement } from './parse.js';
 
 /** Settings of one statement. */
 export interface QueryOptions {

@@ -29,12 +29,14 @@ export interface ParsedStatement {
   readonly offset: number;
 }
 
-/** Calls into libpg-query so far: a test counts them (one per statement text, not per stage). */
-let parses = 0;
+let parseHook: ((sql: string) => void) | null = null;
 
-/** How many query strings have been parsed since the process started (a test hook). */
-export function parseCount(): number {
-  return parses;
+/**
+ * A test hook: `hook` is called with every query string handed to libpg-query (null: none), so
+ * a test can assert that a statement text is parsed once, not once per stage.
+ */
+export function onParse(hook: ((sql: string) => void) | null): void {
+  parseHook = hook;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
   loaded ??= loadModule();
   await loaded;
   let tree: { stmts?: { stmt: AstNode; stmt_location?: number; stmt_len?: number }[] };
-  parses++;
+  parseHook?.(sql);
   const chars = charOffsets(sql);
   try {
     tree = parseSync(sql) as typeof tree;

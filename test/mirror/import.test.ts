@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { runMirror, mirrorOptions } from '../../src/mirror/index.js';
+import { onParse } from '../../src/engine/index.js';
 import { closeWorld, world, type World } from './setup.js';
 
 let w: World;
@@ -61,6 +62,20 @@ test('IMPORT FOREIGN SCHEMA public declares what paxd mirror declares, and the i
   assert.ok(imported.includes('t_customers.name text COLLATE C NOT NULL'));
   assert.equal(await sql('SELECT count(*), sum(amount) FROM imp_all.t_orders'), await sql('SELECT count(*), sum(amount) FROM h.t_orders'));
   assert.equal(await sql("SELECT id FROM imp_all.t_types WHERE c_text = 'text 5 foo'"), [['5']]);
+});
+
+test("IMPORT FOREIGN SCHEMA: paxd parses each query text postgres_fdw sends once, its catalog query included", async () => {
+  const parsed: string[] = [];
+  onParse((text) => parsed.push(text));
+  try {
+    await sql('CREATE SCHEMA imp_once; IMPORT FOREIGN SCHEMA public LIMIT TO (t_orders) FROM SERVER paxd_imp INTO imp_once');
+  } finally {
+    onParse(null);
+  }
+  const catalog = parsed.filter((t) => /pg_attribute/.test(t));
+  assert.is(catalog.length, 1, `the column query parsed ${catalog.length} times`);
+  assert.equal(parsed.filter((t, i) => parsed.indexOf(t) !== i), [], 'a text parsed twice');
+  assert.equal(await sql(`SELECT relname FROM pg_class WHERE relnamespace = 'imp_once'::regnamespace`), [['t_orders']]);
 });
 
 test('LIMIT TO and EXCEPT import the named tables only', async () => {
