@@ -39,14 +39,15 @@ import {
   digitCount,
   formatText,
   getValue,
-  isDecimal128,
   putDigits,
   timestampTextLength,
+  unreachable,
   writeByteaText,
   writeDateText,
   writeTimestampText,
   writeUuidText,
 } from '../types/index.js';
+import { Kind, kindOf as typeKind } from '../types/kind.js';
 import { BACKEND } from './constants.js';
 
 /** One output column: the batch column it prints (-1: always NULL) and that column's stored type. */
@@ -78,37 +79,42 @@ const K_GENERIC = 11;
 /** Reading an int64 as two int32 halves needs the low half first. */
 const LITTLE_ENDIAN = endianness() === 'LE';
 
+/** The encoder's loop for a column, from the type's kind (../types/kind.ts). */
 function kindOf(c: EncoderColumn): number {
   if (c.source < 0) return K_NULL;
-  switch (c.type.id) {
-    case 'int2':
+  const k = typeKind(c.type);
+  switch (k) {
+    case Kind.Int2:
       return K_INT16;
-    case 'int4':
+    case Kind.Int4:
       return K_INT32;
-    case 'int8':
+    case Kind.Int8:
       return LITTLE_ENDIAN ? K_INT64 : K_GENERIC;
-    case 'bool':
+    case Kind.Bool:
       return K_BOOL;
-    case 'text':
-    case 'varchar':
-    case 'bpchar':
-    case 'jsonb':
+    case Kind.Text:
+    case Kind.Varchar:
+    case Kind.Bpchar:
+    case Kind.Jsonb:
+    case Kind.NumericText: // stored as its exact text, which the engine prints as it is
       return K_BYTES;
-    case 'numeric':
-      // Unconstrained numeric is stored as its exact text, which the engine prints as it is.
-      return isDecimal128(c.type) ? K_GENERIC : K_BYTES;
-    case 'bytea':
+    case Kind.Bytea:
       return K_BYTEA;
-    case 'date':
+    case Kind.Date:
       return K_DATE;
-    case 'timestamp':
+    case Kind.Timestamp:
       return LITTLE_ENDIAN ? K_TIMESTAMP : K_GENERIC;
-    case 'timestamptz':
+    case Kind.Timestamptz:
       return LITTLE_ENDIAN ? K_TIMESTAMPTZ : K_GENERIC;
-    case 'uuid':
+    case Kind.Uuid:
       return K_UUID;
-    default:
+    case Kind.Float4:
+    case Kind.Float8:
+    case Kind.Decimal128:
+    case Kind.Interval:
       return K_GENERIC;
+    default:
+      return unreachable(k);
   }
 }
 

@@ -20,43 +20,46 @@
  */
 import type { Value } from '../types/column.js';
 import { type PgType, isDecimal128 } from '../types/type.js';
+import { Kind, kindOf } from '../types/kind.js';
 import type { ColumnStatsJson, StatJson } from '../storage/snapshot-types.js';
 import type { ColumnStats } from './types.js';
 import { intervalNotStorable } from '../types/interval.js';
 import { unreachable } from '../types/errors.js';
 
-type Kind = 'int' | 'bigint' | 'float' | 'bool' | 'string' | 'bytes' | 'none';
+/** How a statistic of each kind is written in JSON (a number, a string of digits, base64, …). */
+type Encoding = 'int' | 'bigint' | 'float' | 'bool' | 'string' | 'bytes' | 'none';
 
-function kindOf(t: PgType): Kind {
-  switch (t.id) {
-    case 'int2':
-    case 'int4':
-    case 'date':
+function encodingOf(t: PgType): Encoding {
+  const k = kindOf(t);
+  switch (k) {
+    case Kind.Int2:
+    case Kind.Int4:
+    case Kind.Date:
       return 'int';
-    case 'int8':
-    case 'timestamp':
-    case 'timestamptz':
+    case Kind.Int8:
+    case Kind.Timestamp:
+    case Kind.Timestamptz:
+    case Kind.Decimal128:
       return 'bigint';
-    case 'float4':
-    case 'float8':
+    case Kind.Float4:
+    case Kind.Float8:
       return 'float';
-    case 'bool':
+    case Kind.Bool:
       return 'bool';
-    case 'text':
-    case 'varchar':
-    case 'bpchar':
+    case Kind.Text:
+    case Kind.Varchar:
+    case Kind.Bpchar:
+    case Kind.NumericText:
       return 'string';
-    case 'numeric':
-      return isDecimal128(t) ? 'bigint' : 'string';
-    case 'bytea':
-    case 'uuid':
+    case Kind.Bytea:
+    case Kind.Uuid:
       return 'bytes';
-    case 'jsonb':
+    case Kind.Jsonb:
       return 'none';
-    case 'interval':
+    case Kind.Interval:
       return intervalNotStorable('stats json');
     default:
-      return unreachable(t.id);
+      return unreachable(k);
   }
 }
 
@@ -65,7 +68,7 @@ function hasNans(t: PgType): boolean {
 }
 
 export function statsToJson(type: PgType, s: ColumnStats): ColumnStatsJson {
-  const k = kindOf(type);
+  const k = encodingOf(type);
   const j: ColumnStatsJson = { rows: s.rows, nulls: s.nulls };
   if (hasNans(type)) j.nans = s.nans;
   if (s.min !== null) j.min = valueToJson(k, s.min);
@@ -77,7 +80,7 @@ export function statsToJson(type: PgType, s: ColumnStats): ColumnStatsJson {
 }
 
 export function statsFromJson(type: PgType, j: ColumnStatsJson): ColumnStats {
-  const k = kindOf(type);
+  const k = encodingOf(type);
   let sum: ColumnStats['sum'] = null;
   if (j.sum !== undefined) {
     if (k === 'float') sum = floatFromJson(j.sum);
@@ -96,7 +99,7 @@ export function statsFromJson(type: PgType, j: ColumnStatsJson): ColumnStats {
   };
 }
 
-function valueToJson(k: Kind, v: Value): StatJson {
+function valueToJson(k: Encoding, v: Value): StatJson {
   switch (k) {
     case 'int':
     case 'bool':
@@ -113,7 +116,7 @@ function valueToJson(k: Kind, v: Value): StatJson {
   }
 }
 
-function valueFromJson(k: Kind, j: StatJson): Value {
+function valueFromJson(k: Encoding, j: StatJson): Value {
   switch (k) {
     case 'int':
     case 'bool':

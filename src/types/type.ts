@@ -21,6 +21,8 @@
  */
 import { unreachable } from './errors.js';
 
+import { PHYSICAL, kindOf } from './kind.js';
+
 export type TypeId =
   | 'int2'
   | 'int4'
@@ -69,37 +71,9 @@ export type Physical =
   | 'var' // int32 offsets + bytes
   | 'fixed16'; // 16 bytes per value (decimal128, uuid)
 
+/** The layout of a type's values: ./kind.ts PHYSICAL of its kind. */
 export function physicalOf(t: PgType): Physical {
-  switch (t.id) {
-    case 'int2':
-      return 'i16';
-    case 'int4':
-    case 'date':
-      return 'i32';
-    case 'int8':
-    case 'timestamp':
-    case 'timestamptz':
-      return 'i64';
-    case 'float4':
-      return 'f32';
-    case 'float8':
-      return 'f64';
-    case 'bool':
-      return 'bit';
-    case 'text':
-    case 'varchar':
-    case 'bpchar':
-    case 'bytea':
-    case 'jsonb':
-      return 'var';
-    case 'numeric':
-      return isDecimal128(t) ? 'fixed16' : 'var';
-    case 'uuid':
-    case 'interval': // months int32, days int32, microseconds int64 (./interval.ts)
-      return 'fixed16';
-    default:
-      return unreachable(t.id);
-  }
+  return PHYSICAL[kindOf(t)];
 }
 
 /** numeric(p,s) with p <= 38 is stored as decimal128; unconstrained numeric as text. */
