@@ -25,7 +25,7 @@
  * and prune nothing with it ("some rows may match").
  */
 import type { Value } from '../types/column.js';
-import { PaxdError, SQLSTATE, unreachable, undefinedColumn } from '../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported } from '../types/errors.js';
 import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
 import { parseText } from '../types/text-io.js';
 import { parseDecimalValue } from '../types/index.js';
@@ -239,14 +239,14 @@ export function normalizeValue(f: Field, v: Value): Value {
 function exactUnscaled(f: Field, text: string): bigint {
   const scale = f.type.scale ?? 0;
   const d = parseDecimalValue(text);
-  if (d.kind !== 'finite') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `comparing numeric(${f.type.precision},${scale}) column "${f.name}" with ${text} is not supported`);
+  if (d.kind !== 'finite') throw featureNotSupported(`comparing numeric(${f.type.precision},${scale}) column "${f.name}" with ${text}`);
   let coef = d.coef;
   let s = d.scale;
   while (s > scale && coef % 10n === 0n) {
     coef /= 10n;
     s--;
   }
-  if (s > scale) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `comparing numeric(${f.type.precision},${scale}) column "${f.name}" with ${text} (more than ${scale} decimals) is not supported`);
+  if (s > scale) throw featureNotSupported(`comparing numeric(${f.type.precision},${scale}) column "${f.name}" with ${text} (more than ${scale} decimals)`);
   return coef * 10n ** BigInt(scale - s);
 }
 

@@ -23,7 +23,7 @@
 import type { Batch, Column, Value } from '../types/column.js';
 import { ColumnBuilder, getValue } from '../types/builder.js';
 import { compareValues } from '../types/compare.js';
-import { PaxdError, SQLSTATE, invalidRowCount, undefinedColumn } from '../types/errors.js';
+import { PaxdError, SQLSTATE, featureNotSupported, invalidRowCount, undefinedColumn } from '../types/errors.js';
 import { physicalOf, type Field } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { SnapshotJson } from '../storage/snapshot-types.js';
@@ -84,7 +84,7 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
   const out = (o.columns ?? all.map((f) => f.name)).map(byName);
   const keys = o.orderBy.map((k) => {
     const f = byName(k.column);
-    if (f.type.id === 'jsonb') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `ORDER BY jsonb column "${f.name}" is not supported`);
+    if (f.type.id === 'jsonb') throw featureNotSupported(`ORDER BY jsonb column "${f.name}"`);
     const desc = k.desc ?? false;
     return { f, desc, nullsFirst: k.nullsFirst ?? desc };
   });
