@@ -77,8 +77,8 @@ export async function parseSql(sql: string): Promise<AstNode[]> {
 
 /** For a string with non-ASCII characters, the character offset of every byte offset; else null. */
 function charOffsets(sql: string): Int32Array | null {
-  if (!/[^\x00-\x7f]/.test(sql)) return null;
   const bytes = Buffer.byteLength(sql, 'utf8');
+  if (bytes === sql.length) return null; // ASCII only: bytes are characters
   const map = new Int32Array(bytes + 1);
   let b = 0;
   let c = 0;

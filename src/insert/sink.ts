@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Batch, Column } from '../types/column.js';
 import { columnBytes } from '../types/column.js';
 import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { PaxdError, SQLSTATE, assert, notNullViolation } from '../types/errors.js';
+import { type PaxdError, assert, notNullViolation } from '../types/errors.js';
 import type { Field } from '../types/type.js';
 import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';

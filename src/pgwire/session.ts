@@ -790,7 +790,7 @@ export class Session {
       case 'copy':
         return this.copyOut(stmt);
       case 'unsupported':
-        throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${stmt.feature} is not supported`);
+        throw featureNotSupported(stmt.feature);
       default:
         return unreachable(stmt);
     }
@@ -843,7 +843,7 @@ export class Session {
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
       }
       case 'unsupported':
-        throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${tag} is not supported`);
+        throw featureNotSupported(tag);
       default:
         return unreachable(verb);
     }

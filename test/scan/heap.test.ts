@@ -14,7 +14,7 @@ import { Rng, randomValue, testSeed } from '../support/random.js';
 const TYPES: PgType[] = [{ id: 'int4' }, { id: 'int8' }, { id: 'float8' }, { id: 'text' }, { id: 'timestamp' }, { id: 'numeric', precision: 6, scale: 2 }];
 
 /** A value from a small domain so that ties are common, NULL one time in four. */
-function tiedValue(t: PgType, pool: Value[], rng: Rng): Value {
+function tiedValue(pool: Value[], rng: Rng): Value {
   if (rng.chance(0.25)) return null;
   return rng.pick(pool);
 }
@@ -30,7 +30,7 @@ test('bounded heap keeps the first LIMIT rows of a stable full sort (ties, NULLs
       return { index, type, desc, nullsFirst: rng.chance(0.5) ? desc : !desc };
     });
     const n = rng.int(0, 200);
-    const rows: Value[][] = Array.from({ length: n }, (_, i) => [...types.map((t, k) => (pools[k]!.length === 0 ? null : tiedValue(t, pools[k]!, rng))), i]);
+    const rows: Value[][] = Array.from({ length: n }, (_, i) => [...types.map((_, k) => (pools[k]!.length === 0 ? null : tiedValue(pools[k]!, rng))), i]);
     const expected = [...rows].sort((a, b) => compareRows(keys, a, b)); // Array.prototype.sort is stable
     for (const limit of [0, 1, rng.int(1, 10), rng.int(0, n + 5), n, n + 3, Math.floor(n / 9)]) {
       const want = expected.slice(0, limit).map((r) => r[width]);
