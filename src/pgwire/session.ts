@@ -747,7 +747,7 @@ export class Session {
         return { ...NO_ROWS, tag: 'RESET' };
       }
       case 'show': {
-        if (stmt.name.toLowerCase() === 'all') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'SHOW ALL is not supported');
+        if (stmt.name.toLowerCase() === 'all') throw featureNotSupported('SHOW ALL');
         const s = settings.show(stmt.name);
         return { fields: [{ name: s.name, type: { id: 'text' } }], rows: [[s.value]], tag: 'SHOW', messages: [] };
       }
