@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { LocalStore } from '../src/storage/local.js';
 import { ForwardingStore } from '../src/storage/forwarding.js';
 import { columnOf } from '../src/types/builder.js';

@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { RawClient, errorFieldsOf, fe, splitReplies } from '../test/pgwire/client.js';
 import { LINEITEM_COLUMNS } from './lineitem.js';
 import { ensureLineitemCsv } from './lineitem-csv.js';

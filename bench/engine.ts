@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pgdriver from 'pg';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { query, textRows } from '../src/engine/index.js';
 import { startPostgres, type Postgres } from '../test/support/pg.js';
 import { isOrdered } from '../test/engine/compare.js';

@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { exportTable, parseWhere, type ExportCodec } from '../src/export/index.js';
 import { openDuckDb } from '../test/support/duckdb.js';
 import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';

@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { parseColumns } from '../src/types/parse-type.js';
 import { Daemon, defaultConfig, createLogger } from '../src/daemon/index.js';
 

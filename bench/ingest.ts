@@ -32,8 +32,8 @@ import { chmodSync, closeSync, copyFileSync, existsSync, linkSync, mkdtempSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Database } from '../src/database.js';
-import { ingestFiles } from '../src/insert/ingest.js';
+import { Database } from '../src/table/database.js';
+import { ingestFiles } from '../src/table/ingest.js';
 import type { Format } from '../src/insert/formats.js';
 import { startPostgres, type Postgres } from '../test/support/pg.js';
 import { openDuckDb } from '../test/support/duckdb.js';

@@ -9,7 +9,7 @@
  */
 import type { Batch, Column } from '../src/types/column.js';
 import type { PgType } from '../src/types/type.js';
-import type { ColumnSpec } from '../src/database.js';
+import type { ColumnSpec } from '../src/table/database.js';
 
 export const LINEITEM_COLUMNS: ColumnSpec[] = [
   { name: 'l_orderkey', type: 'int8', notNull: true },

@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Database } from '../src/database.js';
-import { ingestFiles } from '../src/insert/ingest.js';
+import { Database } from '../src/table/database.js';
+import { ingestFiles } from '../src/table/ingest.js';
 import type { Format } from '../src/insert/formats.js';
 import { LINEITEM_COLUMNS } from './lineitem.js';
 

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { LocalStore } from '../src/storage/local.js';
 import { S3Store } from '../src/storage/s3.js';
 import { ForwardingStore } from '../src/storage/forwarding.js';

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import type { Batch, Column } from '../src/types/column.js';
 import { P } from '../src/scan/predicate.js';
 import type { ScanStats } from '../src/scan/reader.js';

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { columnBytes, type Batch } from '../src/types/column.js';
 import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';
 

@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as netConnect } from 'node:net';
 import pg from 'pg';
-import { Database } from '../src/database.js';
+import { Database } from '../src/table/database.js';
 import { startPostgres, type Postgres } from '../test/support/pg.js';
 import { generateLineitem, LINEITEM_COLUMNS, lineitemRows } from './lineitem.js';
 import { CsvWriter } from './lineitem-csv.js';

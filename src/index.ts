@@ -8,17 +8,19 @@
  *   await sink.write({ length: 2, columns: [columnOf({ id: 'int8' }, [1n, 2n]), columnOf({ id: 'text' }, ['a', null])], selection: null });
  *   await sink.commit();          // one snapshot, all or nothing
  */
-export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS } from './database.js';
-export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
+export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS } from './table/index.js';
+export type { ColumnSpec, CreateTableOptions, TableInfo } from './table/index.js';
 export { TableSink } from './insert/sink.js';
 export type { SinkOptions, CommitResult } from './insert/sink.js';
 export { readArrow } from './insert/arrow-input.js';
 export * from './scan/index.js';
-export { ingestFiles } from './insert/ingest.js';
-export type { IngestOptions, IngestResult, IngestProgress } from './insert/ingest.js';
+export { deleteRows, compactTable, checkTable, WriteSet, serializationFailure } from './table/index.js';
+export type { DeleteResult, CompactOptions, CompactResult, CheckResult, CheckProblem, GroupRef, WriteMark } from './table/index.js';
+export { ingestFiles } from './table/index.js';
+export type { IngestOptions, IngestResult, IngestProgress } from './table/index.js';
 export type { Format, Reject } from './insert/formats.js';
-export { tableStats } from './stats-report.js';
-export type { StatsReport, ColumnReport, GroupReport } from './stats-report.js';
+export { tableStats } from './table/index.js';
+export type { StatsReport, ColumnReport, GroupReport } from './table/index.js';
 export type { ObjectStore, ObjectWriter, ObjectInfo } from './storage/store.js';
 export type { SnapshotJson } from './storage/snapshot-types.js';
 export { LocalStore } from './storage/local.js';

@@ -31,7 +31,7 @@ import { latestSnapshot } from '../storage/catalog.js';
 import { encodeChunk, type EncodedChunk } from '../pax/chunk-encode.js';
 import { encodePool } from '../pax/encode-pool.js';
 import { BLOCK_HEADER_BYTES, MAX_BLOCK_ROWS, encodeBlockHeader, segmentPath } from './block.js';
-import { CLAIMS_DIR, parseClaimPath, releaseClaim, tryClaim, type Claim } from './claim.js';
+import { CLAIMS_DIR, parseClaimPath, releaseClaim, tryClaim, type Claim } from '../storage/claim.js';
 
 /** A segment set stops taking appends once one of its segments holds this many bytes. */
 export const MAX_SEGMENT_BYTES = 1 << 30;

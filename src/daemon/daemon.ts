@@ -10,7 +10,7 @@
  *            stay in the inbox for the next start), then exit 0.
  *   a second signal: exit at once (status 1).
  */
-import { Database } from '../database.js';
+import { Database } from '../table/database.js';
 import { startServer, parseListen, formatListen, serveAuthConfig, isLoopback, type AuthConfig, type RunningServer, type WireLog } from '../pgwire/index.js';
 import { PaxdError, SQLSTATE } from '../types/index.js';
 import { defaultConfig, type DaemonConfig } from './config.js';

@@ -31,9 +31,9 @@
 import { readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import type { Database, Table } from '../database.js';
+import type { Database, Table } from '../table/database.js';
 import { PaxdError, SQLSTATE, isPaxdError } from '../types/errors.js';
-import { ingestFiles } from '../insert/ingest.js';
+import { ingestFiles } from '../table/ingest.js';
 import { formatOf } from '../insert/formats.js';
 import { inferSchema } from '../insert/infer.js';
 import { openInput } from '../insert/input.js';

@@ -18,11 +18,11 @@
  * postgres_fdw's use_remote_estimate reads from the first line; `EXPLAIN (COSTS OFF)` omits it.
  */
 import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats } from '../scan/index.js';
-import type { Table } from '../database.js';
+import type { Table } from '../table/database.js';
 import type { Field } from '../types/index.js';
 import type { RelNode } from './join-plan.js';
 import { groupStats } from '../scan/unit-stats.js';
-import type { Database } from '../database.js';
+import type { Database } from '../table/database.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { bindQuery, type BoundJoinSelect, type BoundSelect } from './bind.js';
 import { type Plan, planQuery } from './plan.js';

@@ -12,7 +12,7 @@
  * ./statements/. What is not supported yet fails with 0A000 naming the feature, never with a
  * wrong answer.
  */
-import type { Database } from '../database.js';
+import type { Database } from '../table/database.js';
 import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';

@@ -19,7 +19,7 @@
 import type { Field, Value } from '../types/index.js';
 import type { Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
-import type { Table } from '../database.js';
+import type { Table } from '../table/database.js';
 import type { BoundJoinSelect, BoundQuery, FromNode, JoinType } from './bind.js';
 import { leavesOf } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';

@@ -28,7 +28,7 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Field as ArrowField, RecordBatch, Schema, Struct, Table as ArrowTable, makeData, tableToIPC } from 'apache-arrow';
-import type { Table } from '../database.js';
+import type { Table } from '../table/database.js';
 import type { Predicate } from '../scan/index.js';
 import { type Column, type Field, PaxdError, SQLSTATE, columnBytes, ioError, unsupported, usage } from '../types/index.js';
 import { arrowType, columnToArrow } from '../types/arrow.js';

@@ -16,4 +16,4 @@ export { MirrorSync, type SyncEvents } from './sync.js';
 export { mirrorOptions, maskUrl, MIRROR_DEFAULTS, type MirrorOptions } from './options.js';
 export { planMirror, type MirrorPlan, type Step } from './plan.js';
 export { desiredTables, signature } from './desired.js';
-export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from './types.js';
+export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from '../types/foreign.js';

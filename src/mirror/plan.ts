@@ -17,7 +17,7 @@ import { PaxdError, SQLSTATE } from '../types/index.js';
 import type { ExistingState, ExistingTable } from './existing.js';
 import type { MirrorOptions } from './options.js';
 import { ident, literal, qualified } from './sql.js';
-import type { ForeignColumn, ForeignTableSpec } from './types.js';
+import type { ForeignColumn, ForeignTableSpec } from '../types/foreign.js';
 
 /** One statement: `sql` to run, `display` the same with the password masked. */
 export interface Step {

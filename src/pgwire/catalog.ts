@@ -18,12 +18,12 @@
  * string columns carry collation "C" (src/mirror/types.ts, the same mapping `paxd mirror`
  * declares), so an imported table equals a mirrored one.
  */
-import type { Database } from '../database.js';
+import type { Database } from '../table/database.js';
 import type { QueryResult, ResultField } from '../engine/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../engine/parse.js';
 import type { Value } from '../types/index.js';
 // Only the type mapping, not the mirror's PostgreSQL client.
-import { foreignColumn } from '../mirror/types.js';
+import { foreignColumn } from '../types/foreign.js';
 import { unreachable } from '../types/errors.js';
 
 /** The schemas paxd has. */

@@ -19,7 +19,7 @@
  *   const load = openCopyLoad(table, null, copyFormat({ format: 'csv' }));
  *   await load.push(chunk) …; const rows = await load.finish();   // or load.abort()
  */
-import type { Table } from '../database.js';
+import type { Table } from '../table/database.js';
 import { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from '../insert/csv/index.js';
 import { PaxdError, SQLSTATE, undefinedColumn } from '../types/index.js';
 import { BinaryCopyLoad, CopyError, copyColumns, type CopyFormat, type CopyLoad } from './copy.js';

@@ -1,6 +1,6 @@
 /**
  * The public surface of src/scan: batch readers (the source contract), predicates, running
- * bounds, top-N, aggregates from statistics, deletes and compaction.
+ * bounds, top-N, aggregates from statistics, delete vectors.
  */
 export { TableScan, DEFAULT_BATCH_ROWS, emptyStats } from './reader.js';
 export type { BatchReader, BatchPosition, ScanOptions, ScanOrder, ScanStats } from './reader.js';
@@ -13,8 +13,4 @@ export { topN } from './topn.js';
 export type { OrderKey, TopNOptions, TopNResult } from './topn.js';
 export { aggregate } from './aggregate.js';
 export type { AggFn, AggSpec, AggregateOptions, AggregateResult } from './aggregate.js';
-export { deleteRows, type DeleteResult } from './delete.js';
-export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
-export { checkTable, type CheckResult, type CheckProblem } from './check.js';
 export { formatCtid, parseCtid, isTidText, ctidBlock, ctidOffset, type RowId } from './ctid.js';
-export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';

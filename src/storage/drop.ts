@@ -15,7 +15,7 @@
  *   const tomb = await dropTable(store, 'events');   // tomb.operation === 'drop'
  *   await latestSnapshot(store, 'events');           // throws 42P01
  */
-import { parseClaimPath, CLAIMS_DIR, tryClaim } from '../aocolumn/claim.js';
+import { parseClaimPath, CLAIMS_DIR, tryClaim } from './claim.js';
 import { checkTableName, commit, type CommitOptions } from './catalog.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';

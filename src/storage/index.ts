@@ -40,6 +40,7 @@ export {
   type ListTablesOptions,
 } from './catalog.js';
 export { dropTable } from './drop.js';
+export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from './claim.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
 export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';

@@ -32,7 +32,7 @@
 import { tableNotFound } from '../types/errors.js';
 import { checkTableName, listSnapshots } from './catalog.js';
 import { TEMP_PREFIX } from './local.js';
-import { CLAIMS_DIR, parseClaimPath } from '../aocolumn/claim.js';
+import { CLAIMS_DIR, parseClaimPath } from './claim.js';
 import { decodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';

@@ -66,3 +66,4 @@ export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
 export * from './units.js';
 // ./arrow.js (the Arrow mapping) is imported from its file: it loads apache-arrow, which most
 // users of this barrel (`paxd sql`, the engine) never need.
+export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from './foreign.js';

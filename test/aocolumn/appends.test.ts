@@ -11,7 +11,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf } from '../../src/types/builder.js';
 import { getValue } from '../../src/types/builder.js';
 import type { SnapshotJson } from '../../src/storage/snapshot-types.js';

@@ -11,7 +11,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { getValue } from '../../src/types/builder.js';
 import { APPEND_COLUMNS, appendBatch, collectCommits } from '../support/appender.js';
 import { spawnBundled } from '../support/bundle.js';

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { loadConfig } from '../../src/daemon/config.js';
 import { PaxdError } from '../../src/types/errors.js';
 import { startPostgres } from '../support/pg.js';

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { md5Verifier, scramVerifier } from '../../src/pgwire/index.js';
 import { Daemon, defaultConfig, createLogger, type DaemonConfig } from '../../src/daemon/index.js';

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Agent, request } from 'node:http';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { serveCli, stopCli, type Served } from './serve.js';
 import { tempDir } from '../support/tmp.js';

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Int64, Table as ArrowTable, Utf8, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { Daemon, defaultConfig, makeVerifier, createLogger, type DaemonConfig } from '../../src/daemon/index.js';

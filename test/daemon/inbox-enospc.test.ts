@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { Inbox } from '../../src/daemon/inbox.js';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';
 import { createLogger } from '../../src/daemon/index.js';

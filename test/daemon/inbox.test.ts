@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { Daemon, createLogger, defaultConfig, type DaemonConfig, type FailedFileJson } from '../../src/daemon/index.js';
 import { tempDir } from '../support/tmp.js';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query } from '../../src/engine/index.js';
 import { Maintenance } from '../../src/daemon/maintenance.js';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';

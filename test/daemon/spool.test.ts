@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, Agent } from 'node:http';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { tempDir } from '../support/tmp.js';
 import { serveCli, stopCli, type Served } from './serve.js';

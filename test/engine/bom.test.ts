@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { COMPILE } from '../../src/engine/compile/pipeline.js';
 import { tempDir } from '../support/tmp.js';

@@ -3,7 +3,7 @@
  * engine's data-driven suites (./differential.test.ts, ./statements.test.ts).
  */
 import { query, textRows, commandTag } from '../../src/engine/index.js';
-import type { Database } from '../../src/database.js';
+import type { Database } from '../../src/table/database.js';
 import pgdriver from 'pg';
 import { PgQueryError, type Postgres } from '../support/pg.js';
 

@@ -11,7 +11,7 @@ import { parseText } from '../../src/types/index.js';
 import { formatInterval, makeInterval, parseIntervalValue, INTERVAL_RANGE } from '../../src/types/interval.js';
 import { dateAddDays, dateTrunc, extractField, intervalDiv, intervalMul, intervalTrunc, timestampDiff, timestampPlusInterval } from '../../src/engine/exec/datetime.js';
 import { numericDiv, numericMod, numericPower, numericRound, numericSqrt } from '../../src/engine/exec/numeric.js';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { columnOf } from '../../src/types/index.js';
 import { tempDir } from '../support/tmp.js';

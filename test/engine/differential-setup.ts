@@ -16,7 +16,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database } from '../../src/database.js';
+import type { Database } from '../../src/table/database.js';
 import { columnOf, parseText, parseTypeName, type Batch, type PgType, type Value } from '../../src/types/index.js';
 import { Rng } from '../support/random.js';
 import { tpchTables } from '../support/tpch.js';

@@ -18,7 +18,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { copyFromStdin, pgColumns } from '../support/tpch.js';
 import { isOrdered, openPgSession, runPaxd, sameRows, type PgSession } from './compare.js';

@@ -8,7 +8,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf, type Value } from '../../src/types/index.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { parseSql } from '../../src/engine/parse.js';

@@ -9,7 +9,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf, type Value } from '../../src/types/index.js';
 import { engineCounters, prepare, query, textRows } from '../../src/engine/index.js';
 import { parseCtid } from '../../src/scan/index.js';

@@ -5,7 +5,7 @@
  * Keys leave gaps on purpose (orders of customers that do not exist, NULL foreign keys).
  * In PostgreSQL the tables live in schema `rel`: run queries through `pgSql`.
  */
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf, formatText, type PgType, type Value } from '../../src/types/index.js';
 import { Rng } from '../support/random.js';
 import { startPostgres, type Postgres } from '../support/pg.js';

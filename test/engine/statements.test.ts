@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startPostgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
 import { NULL, runPaxd, runPg, runPgCommand, sameRows } from './compare.js';

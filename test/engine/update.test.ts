@@ -9,7 +9,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { Transaction } from '../../src/pgwire/transaction.js';
 import { formatCtid } from '../../src/scan/index.js';

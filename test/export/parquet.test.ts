@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBUUIDValue, type DuckDBValue } from '@duckdb/node-api';
-import { Database, type Table } from '../../src/database.js';
+import { Database, type Table } from '../../src/table/database.js';
 import { exportTable, parseWhere } from '../../src/export/index.js';
 import { P } from '../../src/scan/index.js';
 import { getValue } from '../../src/types/builder.js';

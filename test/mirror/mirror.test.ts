@@ -15,7 +15,7 @@ import { startServer, scramVerifier, type RunningServer } from '../../src/pgwire
 import { buildProgram } from '../../src/cli/main.js';
 import { Daemon, loadConfig, createLogger, printableConfig } from '../../src/daemon/index.js';
 import { PaxdError } from '../../src/types/index.js';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { tempDir } from '../support/tmp.js';
 import { closeWorld, world, DATABASE, type World } from './setup.js';
 

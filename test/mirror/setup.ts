@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query } from '../../src/engine/index.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';

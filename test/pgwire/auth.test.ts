@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { md5Verifier, scramVerifier, serveAuthConfig, startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
 import { errorFieldsOf, fe, msg, RawClient, splitReplies } from './client.js';

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { Database, type Table } from '../../src/database.js';
+import { Database, type Table } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { columnOf } from '../../src/types/index.js';
 import { tempDir } from '../support/tmp.js';

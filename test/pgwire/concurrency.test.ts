@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startServer } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
 import { errorFieldsOf, fe, RawClient, splitReplies } from './client.js';

@@ -20,7 +20,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { decodeBinary } from '../../src/pgwire/binary.js';
 import { typeOfOid } from '../../src/pgwire/oids.js';

@@ -8,7 +8,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { decodeBinary, encodeBinary } from '../../src/pgwire/binary.js';
 import { columnOf, parseText, type PgType } from '../../src/types/index.js';

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startServer } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
 

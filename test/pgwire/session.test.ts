@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { columnOf } from '../../src/types/index.js';
 import { tempDir } from '../support/tmp.js';

@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query, scanPlanOf } from '../../src/engine/index.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { RowEncoder, type Segment } from '../../src/pgwire/row-encoder.js';

@@ -9,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { scramVerifier, startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
 import { errorFieldsOf, fe, RawClient, splitReplies } from './client.js';

@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { getValue } from '../../src/types/builder.js';
 import { APPEND_COLUMNS } from '../support/appender.js';
 import { readAll } from '../support/columns.js';

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf } from '../../src/types/builder.js';
 import { formatText } from '../../src/types/text-io.js';
 import type { Value } from '../../src/types/column.js';

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database, type Table } from '../../src/database.js';
+import { Database, type Table } from '../../src/table/database.js';
 import { columnOf } from '../../src/types/builder.js';
 import type { Value } from '../../src/types/column.js';
 import { P } from '../../src/scan/predicate.js';

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { commit, createTable, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo } from '../../src/storage/catalog.js';
 import { dropTable } from '../../src/storage/drop.js';

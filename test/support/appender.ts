@@ -6,7 +6,7 @@
  * Commit i (FIRST <= i < FIRST+COUNT) holds ROWS rows (writer, commit, seq, payload) with seq
  * 0..ROWS-1. After each commit it prints `committed WRITER i` on stdout; at start `ready`.
  */
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { columnOf } from '../../src/types/builder.js';
 import type { Batch } from '../../src/types/column.js';
 

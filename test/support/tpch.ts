@@ -27,7 +27,7 @@ import type { Batch, Value } from '../../src/types/column.js';
 import { parseTypeName } from '../../src/types/parse-type.js';
 import { formatText } from '../../src/types/text-io.js';
 import type { PgType } from '../../src/types/type.js';
-import type { ColumnSpec } from '../../src/database.js';
+import type { ColumnSpec } from '../../src/table/database.js';
 import { generateLineitem, LINEITEM_COLUMNS } from '../../bench/lineitem.js';
 
 export type TpchName = 'region' | 'nation' | 'supplier' | 'customer' | 'part' | 'partsupp' | 'orders' | 'lineitem';

@@ -4,7 +4,7 @@
  *
  *   node --import tsx test/support/wide-ingest.ts DATA COLS ROWS
  */
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import type { Column } from '../../src/types/column.js';
 
 const [data, colsArg, rowsArg] = process.argv.slice(2);

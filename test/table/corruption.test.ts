@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join, basename } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { PaxdError } from '../../src/types/errors.js';
 import type { Column } from '../../src/types/column.js';
 import { Rng, randomColumn, testSeed } from '../support/random.js';

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { LocalStore } from '../../src/storage/local.js';
 import { FaultFs, type FaultCategory } from '../../src/storage/faulty.js';
 import { PaxdError } from '../../src/types/errors.js';

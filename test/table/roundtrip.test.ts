@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { concatRanges } from '../../src/types/concat.js';
 import type { Batch, Column } from '../../src/types/column.js';
 import { TYPE_IDS, type Field, type PgType } from '../../src/types/type.js';

@@ -10,10 +10,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { PaxFileReader } from '../../src/pax/reader.js';
 import { statsFromJson, mergeStats, type ColumnStats } from '../../src/stats/index.js';
-import { tableStats } from '../../src/stats-report.js';
+import { tableStats } from '../../src/table/stats-report.js';
 import { formatText } from '../../src/types/text-io.js';
 import { TYPE_IDS, type Field, type PgType } from '../../src/types/type.js';
 import type { Column } from '../../src/types/column.js';

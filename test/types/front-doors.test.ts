@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../../src/database.js';
+import { Database } from '../../src/table/database.js';
 import { Daemon, defaultConfig, createLogger } from '../../src/daemon/index.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { parseColumns } from '../../src/types/parse-type.js';

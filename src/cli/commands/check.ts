@@ -6,7 +6,7 @@ import { formatBytes } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
   dataOption(cmd).action(async (table: string, o) => {
-    const { Database } = await import('../../database.js');
+    const { Database } = await import('../../table/database.js');
     const db = await Database.open(o.data);
     try {
       const t = await db.table(table);

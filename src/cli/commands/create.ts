@@ -12,7 +12,7 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--row-group-bytes <n>', 'byte budget of a row group across all columns', positiveInt('--row-group-bytes'))
       .option('--zone-rows <n>', 'rows per zone (multiple of 1024)', positiveInt('--zone-rows')),
   ).action(async (table: string, o) => {
-    const [{ Database }, { parseColumns }] = await Promise.all([import('../../database.js'), import('../../types/parse-type.js')]);
+    const [{ Database }, { parseColumns }] = await Promise.all([import('../../table/database.js'), import('../../types/parse-type.js')]);
     const db = await Database.open(o.data);
     try {
       const t = await db.createTable(table, parseColumns(o.columns), {

@@ -16,7 +16,7 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--verbose', 'print the summary even when not on a terminal'),
   ).action(async (table: string, o) => {
     if (!(EXPORT_CODECS as readonly string[]).includes(o.codec)) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `unknown codec "${o.codec}": use ${EXPORT_CODECS.join(', ')}`);
-    const { Database } = await import('../../database.js');
+    const { Database } = await import('../../table/database.js');
     const db = await Database.open(o.data);
     const p = progress('export');
     try {

@@ -21,8 +21,8 @@ export function define(cmd: Command, { out }: Io): void {
   ).action(async (table: string, files: string[], o) => {
     if (o.onError !== 'abort' && o.onError !== 'skip') throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `--on-error must be abort or skip, got "${o.onError}"`);
     const [{ Database }, { ingestFiles }, { FORMATS, formatOf }] = await Promise.all([
-      import('../../database.js'),
-      import('../../insert/ingest.js'),
+      import('../../table/database.js'),
+      import('../../table/ingest.js'),
       import('../../insert/formats.js'),
     ]);
     const parseFormat = (s: string): (typeof FORMATS)[number] => {

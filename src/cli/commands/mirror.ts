@@ -23,7 +23,7 @@ export function define(cmd: Command, { out }: Io): void {
     const url: string | undefined = o.pg ?? process.env.PAXD_MIRROR_PG;
     if (url === undefined && !o.dryRun) throw usage('paxd mirror needs --pg postgres://… (or PAXD_MIRROR_PG)');
     const password: string | undefined = o.password ?? process.env.PAXD_MIRROR_PASSWORD;
-    const [{ Database }, { runMirror, planFromNothing, mirrorOptions, maskUrl }] = await Promise.all([import('../../database.js'), import('../../mirror/index.js')]);
+    const [{ Database }, { runMirror, planFromNothing, mirrorOptions, maskUrl }] = await Promise.all([import('../../table/database.js'), import('../../mirror/index.js')]);
     const options = mirrorOptions({
       pg: url ?? '',
       schema: o.schema,

@@ -8,7 +8,7 @@ export function define(cmd: Command, { out }: Io): void {
   dataOption(cmd.option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table')).action(
     async (statement: string | undefined, o) => {
       if (!['table', 'csv', 'json', 'arrow'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv, json or arrow`);
-      const [{ Database }, { query, queryAll, textRows, commandTag }] = await Promise.all([import('../../database.js'), import('../../engine/index.js')]);
+      const [{ Database }, { query, queryAll, textRows, commandTag }] = await Promise.all([import('../../table/database.js'), import('../../engine/index.js')]);
       const db = await Database.open(o.data);
       try {
         const sql = statement ?? (await readStdin());

@@ -5,7 +5,7 @@ import { formatBytes, formatCount, printTable } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
   dataOption(cmd.option('--json', 'one JSON object')).action(async (table: string, o) => {
-    const [{ Database }, { tableStats }] = await Promise.all([import('../../database.js'), import('../../stats-report.js')]);
+    const [{ Database }, { tableStats }] = await Promise.all([import('../../table/database.js'), import('../../table/stats-report.js')]);
     const db = await Database.open(o.data);
     try {
       const t = await db.table(table);

@@ -5,7 +5,7 @@ import { formatBytes, formatCount, printTable } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
   dataOption(cmd.option('--json', 'JSON output')).action(async (o) => {
-    const { Database } = await import('../../database.js');
+    const { Database } = await import('../../table/database.js');
     const db = await Database.open(o.data);
     try {
       const list = await db.tables();

@@ -13,7 +13,7 @@ export function define(cmd: Command, { out }: Io): void {
     ),
   ).action(async (table: string, o) => {
     const graceMs = unitFlag('--grace', VACUUM_GRACE)(o.grace);
-    const { Database } = await import('../../database.js');
+    const { Database } = await import('../../table/database.js');
     const db = await Database.open(o.data);
     try {
       const r = await db.vacuum(table, { graceMs });

@@ -4,7 +4,7 @@
  * with the partition's aggregation state.
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { Table } from '../../database.js';
+import { Table } from '../../table/database.js';
 import type { Field } from '../../types/index.js';
 import { SQLSTATE, isPaxdError } from '../../types/index.js';
 import type { ObjectStore } from '../../storage/index.js';

@@ -16,7 +16,7 @@ import { AoStripeReader, segmentPath } from '../aocolumn/index.js';
 import { PaxdError, SQLSTATE } from '../types/errors.js';
 import type { Field } from '../types/type.js';
 import type { DataFileJson } from '../storage/snapshot-types.js';
-import { isAoStripe } from './source.js';
+import { isAoStripe } from '../scan/source.js';
 
 export interface CheckProblem {
   file: string;

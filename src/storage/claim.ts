@@ -19,7 +19,7 @@
  * segment numbers.
  */
 import { hostname } from 'node:os';
-import type { ObjectStore } from '../storage/store.js';
+import type { ObjectStore } from './store.js';
 
 export const CLAIMS_DIR = 'ao/claims';
 

@@ -13,7 +13,8 @@
  * (foreign_expr_walker in PostgreSQL 15's contrib/postgres_fdw/deparse.c); only an explicit COLLATE
  * in a query is not.
  */
-import { pgDisplayName, type Field, type PgType, unreachable } from '../types/index.js';
+import { pgDisplayName, type Field, type PgType } from './type.js';
+import { unreachable } from './errors.js';
 
 /** PostgreSQL's name of a column type, as format_type(atttypid, atttypmod) prints it. */
 export function foreignType(t: PgType): string {

@@ -29,13 +29,13 @@ import { commit, latestSnapshot, type CommitOptions } from '../storage/catalog.j
 import { fieldsOf } from '../storage/schema.js';
 import { type ColumnStats, computeStats, emptyStats, mergeStats, statsToJson } from '../stats/index.js';
 import type { PaxChunk } from '../pax/reader.js';
-import { openSource, type GroupSource } from './source.js';
-import { type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
-import { classify } from './prune.js';
-import { compilePredicate } from './compile.js';
-import { constantColumn, constantStats, groupStats } from './unit-stats.js';
-import { deletedMask, loadDeleted, storeDeleted } from './delete-vector.js';
-import { gather, liveSelection } from './gather.js';
+import { openSource, type GroupSource } from '../scan/source.js';
+import { type Predicate, type BoundPredicate, bindPredicate } from '../scan/predicate.js';
+import { classify } from '../scan/prune.js';
+import { compilePredicate } from '../scan/compile.js';
+import { constantColumn, constantStats, groupStats } from '../scan/unit-stats.js';
+import { deletedMask, loadDeleted, storeDeleted } from '../scan/delete-vector.js';
+import { gather, liveSelection } from '../scan/gather.js';
 
 export interface DeleteResult {
   /** Rows deleted (as committed). */

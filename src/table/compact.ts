@@ -34,8 +34,8 @@ import { PaxFileWriter } from '../pax/writer.js';
 import { AoAppender, blockRowsOf } from '../aocolumn/index.js';
 import type { AoJson } from '../storage/snapshot-types.js';
 import { DEFAULT_FILE_BYTES, newFileName } from '../insert/sink.js';
-import { deletedMask, loadDeleted } from './delete-vector.js';
-import { liveSelection } from './gather.js';
+import { deletedMask, loadDeleted } from '../scan/delete-vector.js';
+import { liveSelection } from '../scan/gather.js';
 import { GroupRows, withDeletes } from './delete.js';
 
 export interface CompactOptions extends CommitOptions {

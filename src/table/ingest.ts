@@ -8,17 +8,17 @@
  * commit: a load whose rejects could not be kept (a full disk: 53100) fails and commits
  * nothing, so no rejected row is ever lost behind a successful load.
  */
-import type { Table } from '../database.js';
+import type { Table } from './database.js';
 import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
 import { nodeFs, type FsOps } from '../storage/index.js';
-import { RejectsFile } from './rejects.js';
-import type { CsvOptions } from './csv/index.js';
-import { openInput } from './input.js';
-import { formatOf, openFormat, type Format, type Reject } from './formats.js';
+import { RejectsFile } from '../insert/rejects.js';
+import type { CsvOptions } from '../insert/csv/index.js';
+import { openInput } from '../insert/input.js';
+import { formatOf, openFormat, type Format, type Reject } from '../insert/formats.js';
 // Formats register themselves (formats.ts cannot import them: a cycle).
-import './ndjson.js';
-import './parquet-input.js';
-import type { CommitResult } from './sink.js';
+import '../insert/ndjson.js';
+import '../insert/parquet-input.js';
+import type { CommitResult } from '../insert/sink.js';
 import type { IngestedFileJson } from '../storage/snapshot-types.js';
 
 export interface IngestOptions {

@@ -39,7 +39,7 @@ import { tableNotFound } from '../types/errors.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileWriter } from '../pax/writer.js';
 import { newFileName } from '../insert/sink.js';
-import { loadDeleted } from './delete-vector.js';
+import { loadDeleted } from '../scan/delete-vector.js';
 import { GroupRows, withDeletes } from './delete.js';
 
 /** One group of the staged file list: where a storage rank points. */

@@ -1,0 +1,23 @@
+/**
+ * src/table: the one layer that uses both src/scan and src/insert. A Database is a store of
+ * tables; a Table is pinned to one snapshot and reads (scan, top-N, aggregates), writes
+ * (sinks, ingest, write sets), deletes, compacts, checks and reports on it.
+ *
+ *   database.ts     Database (open a store, create/list/drop tables) and Table
+ *   write-set.ts    a transaction's writes to one table: inserts, deletes, savepoints
+ *   delete.ts       table.delete(where): delete vectors through the commit loop
+ *   compact.ts      table.compact(): files with deletes and small files rewritten
+ *   check.ts        paxd check: every checksum and segment EOF verified
+ *   ingest.ts       ingestFiles: input files → one commit, with rejects and accounting
+ *   stats-report.ts paxd stats: statistics from the snapshot alone
+ */
+export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, storeUri } from './database.js';
+export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
+/** What Table.sink() returns (src/insert/sink.ts). */
+export type { TableSink } from '../insert/index.js';
+export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';
+export { deleteRows, type DeleteResult } from './delete.js';
+export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
+export { checkTable, type CheckResult, type CheckProblem } from './check.js';
+export { ingestFiles, type IngestOptions, type IngestResult, type IngestProgress } from './ingest.js';
+export { tableStats, type StatsReport, type ColumnReport, type GroupReport, type FileReport } from './stats-report.js';
