@@ -1,7 +1,7 @@
 /**
  * Background upkeep (docs/DAEMON.md): compaction of tables whose small files or deleted rows pass
  * the thresholds, and vacuum of files no snapshot needs once they are older than the grace
- * period. Both commit (or delete) without blocking readers or writers (src/scan/compact.ts
+ * period. Both commit (or delete) without blocking readers or writers (src/table/compact.ts
  * rebases over concurrent appends and deletes; vacuum keeps what the grace protects), and both
  * report what they reclaimed in the log and the metrics. One task runs at a time; `stop()`
  * waits for it.

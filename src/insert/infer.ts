@@ -36,7 +36,7 @@
  * Input, for callers that read it themselves.
  */
 import { RecordBatchReader, type DataType, type Schema, Type, type TimeUnit } from 'apache-arrow';
-import type { ColumnSpec } from '../table/database.js';
+import type { ColumnSpec } from '../types/column-spec.js';
 import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
 import { parseText } from '../types/text-io.js';
 import { type PgType, typeName } from '../types/type.js';

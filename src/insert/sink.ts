@@ -10,7 +10,6 @@
  *
  * The caller must not mutate a batch's buffers after writing it.
  */
-import { randomBytes } from 'node:crypto';
 import type { Batch, Column } from '../types/column.js';
 import { columnBytes } from '../types/column.js';
 import { concatRanges, type ColumnRange } from '../types/concat.js';
@@ -20,6 +19,7 @@ import { physicalOf } from '../types/type.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { DataFileJson, IngestedFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
 import { withIngested } from '../storage/ingested.js';
+import { newFileName } from '../storage/file-name.js';
 import { commit as commitSnapshot, createTable, latestSnapshot } from '../storage/catalog.js';
 import { PaxFileWriter } from '../pax/writer.js';
 import { AoAppender } from '../aocolumn/index.js';
@@ -308,9 +308,4 @@ export class TableSink {
 function rangeBytes(col: Column, start: number, len: number): number {
   if (col.offsets !== null) return len * 4 + (col.offsets[start + len]! - col.offsets[start]!) + (len >>> 3);
   return col.length === 0 ? 0 : Math.ceil((columnBytes(col) * len) / col.length);
-}
-
-/** Data file names are never reused: time-ordered prefix plus 64 random bits. */
-export function newFileName(): string {
-  return `${Date.now().toString(16).padStart(12, '0')}-${randomBytes(8).toString('hex')}`;
 }

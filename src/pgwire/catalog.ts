@@ -15,7 +15,7 @@
  *     → ["events", "id", "bigint", t, NULL, "", NULL, NULL], ["events", "kind", "text", f, NULL, "", "C", "pg_catalog"], …
  *
  * paxd's tables are all in schema `public`. Types are PostgreSQL's format_type() names and
- * string columns carry collation "C" (src/mirror/types.ts, the same mapping `paxd mirror`
+ * string columns carry collation "C" (src/types/foreign.ts, the same mapping `paxd mirror`
  * declares), so an imported table equals a mirrored one.
  */
 import type { Database } from '../table/database.js';

@@ -5,7 +5,7 @@
  * transaction reads the same one (DESIGN.md: "Readers pin a snapshot for the whole statement
  * or transaction").
  *
- * Writes (docs/WIRE.md "Transactions") go to one write set per table (src/scan/write-set.ts), based on the
+ * Writes (docs/WIRE.md "Transactions") go to one write set per table (src/table/write-set.ts), based on the
  * pinned snapshot: INSERT rows are buffered in memory, DELETE (and the delete half of UPDATE)
  * records row positions. Statements of the transaction read its staged snapshot (its own
  * inserts and deletes applied); nobody else sees anything until COMMIT, which commits one

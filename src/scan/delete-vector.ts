@@ -21,7 +21,7 @@ import { crc32 } from 'node:zlib';
 import { checksumMismatch, corruption } from '../types/errors.js';
 import type { GroupJson } from '../storage/snapshot-types.js';
 import type { ObjectStore } from '../storage/store.js';
-import { newFileName } from '../insert/sink.js';
+import { newFileName } from '../storage/file-name.js';
 
 export const INLINE_DELETES = 1024;
 export const DV_MAGIC = new Uint8Array([0x50, 0x58, 0x44, 0x56]); // "PXDV"

@@ -40,6 +40,7 @@ export {
   type ListTablesOptions,
 } from './catalog.js';
 export { dropTable } from './drop.js';
+export { newFileName } from './file-name.js';
 export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from './claim.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';

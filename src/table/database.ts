@@ -7,9 +7,10 @@
  *   const sink = t.sink(); await sink.write(batch); await sink.commit();
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
-import type { Field, PgType } from '../types/type.js';
+import type { Field } from '../types/type.js';
 import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
 import { parseTypeName } from '../types/parse-type.js';
+import type { ColumnSpec } from '../types/column-spec.js';
 import { parseText } from '../types/text-io.js';
 import type { ObjectStore } from '../storage/store.js';
 import { DEFAULT_DATA, openStore } from '../storage/open.js';
@@ -30,6 +31,7 @@ import { compactTable, type CompactOptions, type CompactResult } from './compact
 import type { WriteSet } from './write-set.js';
 
 export { DEFAULT_DATA };
+export type { ColumnSpec };
 
 export const DEFAULT_OPTIONS: TableOptionsJson = {
   codec: 'lz4',
@@ -37,13 +39,6 @@ export const DEFAULT_OPTIONS: TableOptionsJson = {
   rowGroupBytes: 64 * 1024 * 1024,
   zoneRows: 16384,
 };
-
-export interface ColumnSpec {
-  name: string;
-  type: string | PgType;
-  notNull?: boolean;
-  default?: string;
-}
 
 export interface CreateTableOptions extends Partial<TableOptionsJson> {
   layout?: 'pax' | 'ao_column';
@@ -309,7 +304,7 @@ export class Table {
   }
 
   /**
-   * DELETE FROM table WHERE `where`: one new snapshot with delete vectors (src/scan/delete.ts),
+   * DELETE FROM table WHERE `where`: one new snapshot with delete vectors (src/table/delete.ts),
    * evaluated on the latest snapshot (re-evaluated on a lost commit race). Re-pins the table
    * to the snapshot committed.
    */
@@ -321,7 +316,7 @@ export class Table {
 
   /**
    * Rewrites files with deleted rows (and merges small files) into new files without them
-   * (src/scan/compact.ts). Re-pins the table to the snapshot committed.
+   * (src/table/compact.ts). Re-pins the table to the snapshot committed.
    */
   async compact(options?: CompactOptions): Promise<CompactResult> {
     const r = await compactTable(this.store, this.name, options);

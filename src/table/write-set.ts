@@ -38,7 +38,7 @@ import { commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOpt
 import { tableNotFound } from '../types/errors.js';
 import { fieldsOf } from '../storage/schema.js';
 import { PaxFileWriter } from '../pax/writer.js';
-import { newFileName } from '../insert/sink.js';
+import { newFileName } from '../storage/file-name.js';
 import { loadDeleted } from '../scan/delete-vector.js';
 import { GroupRows, withDeletes } from './delete.js';
 

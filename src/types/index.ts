@@ -63,6 +63,7 @@ export { byteaTextLength, writeByteaText } from './text/bytea.js';
 export { digitCount, putDigits } from './text/out.js';
 export { jsonScan, jsonSkipWs, jsonStringEnd, jsonNumberEnd, jsonNestedEnd } from './json-scan.js';
 export { parseTypeName, parseColumns, type ColumnDef } from './parse-type.js';
+export type { ColumnSpec } from './column-spec.js';
 export * from './units.js';
 // ./arrow.js (the Arrow mapping) is imported from its file: it loads apache-arrow, which most
 // users of this barrel (`paxd sql`, the engine) never need.

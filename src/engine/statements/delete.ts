@@ -1,6 +1,6 @@
 /**
  * DELETE FROM name [[AS] alias] [USING …] [WHERE condition] [RETURNING …] (docs/WIRE.md "Transactions"): the matching
- * rows' positions go to the write set's deletes (src/scan/write-set.ts), committed as delete
+ * rows' positions go to the write set's deletes (src/table/write-set.ts), committed as delete
  * vectors in one new snapshot — at the end of the statement, or at COMMIT in a transaction
  * block. Any WHERE the engine evaluates works (./positions.ts: pushable conjuncts skip groups
  * by statistics, the rest is evaluated over the batches), and so does postgres_fdw's

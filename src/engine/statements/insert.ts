@@ -4,7 +4,7 @@
  * On its own, the rows go through the table's sink (src/insert/sink.ts) in one batch and one
  * commit, so the statement is atomic: a NOT NULL violation (23502, checked by the sink), a bad
  * literal or an out-of-range value leaves the table as it was. In a transaction block they go
- * to the transaction's write set (src/scan/write-set.ts: buffered in memory, committed at
+ * to the transaction's write set (src/table/write-set.ts: buffered in memory, committed at
  * COMMIT). Columns not named get their DEFAULT (or NULL); each value is coerced to its column
  * by PostgreSQL's assignment rules (./assign.ts). A bare `$n` in VALUES takes its column's
  * type (describeInsert), as postgres_fdw's `INSERT … VALUES ($1, $2)` with no parameter

@@ -3,7 +3,7 @@
  * (postgres_fdw sends `TRUNCATE public.t CONTINUE IDENTITY RESTRICT`).
  *
  * Each table gets one new snapshot without rows: every group leaves it, and its files become
- * garbage for `paxd vacuum` (src/scan/write-set.ts truncate). In a transaction block that
+ * garbage for `paxd vacuum` (src/table/write-set.ts truncate). In a transaction block that
  * happens at COMMIT, and the transaction's later statements see the table empty (then its own
  * later inserts). paxd has no sequences and no foreign keys, so the IDENTITY and CASCADE
  * options change nothing. Every table is looked up before any is truncated (42P01 leaves all

@@ -4,7 +4,7 @@
  *
  * An update is a delete plus an insert, in one snapshot: the old rows' positions go to the
  * write set's deletes, the new rows (every column copied but those SET) to its inserts
- * (src/scan/write-set.ts). Any WHERE the engine evaluates works (./positions.ts); so does
+ * (src/table/write-set.ts). Any WHERE the engine evaluates works (./positions.ts); so does
  * postgres_fdw's `WHERE ctid = $1`. Each SET value is coerced to its column by PostgreSQL's
  * assignment rules (./assign.ts: 42804, 22003, …); a NULL in a NOT NULL column is 23502. The
  * tag is `UPDATE n`; RETURNING evaluates over the new rows. FROM joins go through
