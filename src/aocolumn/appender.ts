@@ -21,17 +21,10 @@
  *   commit(store, 't', (b) => ({ ...b, files: [...b.files, stripe], ao: a.segmentsFor(b) }));
  *   await a.release();
  */
-import type { Column } from '../types/column.js';
-import { columnBytes } from '../types/column.js';
-import { assert, PaxdError, SQLSTATE, isPaxdError } from '../types/errors.js';
-import { type Field, typeName } from '../types/type.js';
-import type { AoJson, AoSegmentJson, DataFileJson, GroupJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
-import type { ObjectStore, ObjectWriter } from '../storage/store.js';
-import { latestSnapshot } from '../storage/catalog.js';
-import { encodeChunk, type EncodedChunk } from '../pax/chunk-encode.js';
-import { encodePool } from '../pax/encode-pool.js';
+import { type Column, columnBytes, assert, PaxdError, SQLSTATE, isPaxdError, type Field, typeName } from '../types/index.js';
+import { type AoJson, type AoSegmentJson, type DataFileJson, type GroupJson, type SnapshotJson, type TableOptionsJson, type ObjectStore, type ObjectWriter, latestSnapshot, CLAIMS_DIR, parseClaimPath, releaseClaim, tryClaim, type Claim } from '../storage/index.js';
+import { encodeChunk, type EncodedChunk, encodePool } from '../pax/index.js';
 import { BLOCK_HEADER_BYTES, MAX_BLOCK_ROWS, encodeBlockHeader, segmentPath } from './block.js';
-import { CLAIMS_DIR, parseClaimPath, releaseClaim, tryClaim, type Claim } from '../storage/claim.js';
 
 /** A segment set stops taking appends once one of its segments holds this many bytes. */
 export const MAX_SEGMENT_BYTES = 1 << 30;

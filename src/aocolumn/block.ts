@@ -22,10 +22,9 @@
  * length (40 + stored); the reader checks the header against it before trusting a byte.
  */
 import { crc32 } from 'node:zlib';
-import { checksumMismatch, corruption } from '../types/errors.js';
-import type { CodecName } from '../pax/codec.js';
-import type { ZoneEncoding, ZoneJson } from '../pax/footer.js';
-import type { ColumnStatsJson } from '../storage/snapshot-types.js';
+import { checksumMismatch, corruption } from '../types/index.js';
+import type { CodecName, ZoneEncoding, ZoneJson } from '../pax/index.js';
+import type { ColumnStatsJson } from '../storage/index.js';
 
 export const BLOCK_MAGIC = new Uint8Array([0x41, 0x4f, 0x43, 0x42]); // "AOCB"
 export const BLOCK_VERSION = 1;

@@ -5,14 +5,10 @@
  * a column of a group is one ranged read of one block in that column's segment, so a scan of
  * 2 columns of a 200-column table touches only those 2 columns' segments.
  */
-import type { Column } from '../types/column.js';
-import type { Field } from '../types/type.js';
-import { corruption } from '../types/errors.js';
-import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
-import type { ObjectStore } from '../storage/store.js';
+import { type Column, type Field, corruption } from '../types/index.js';
+import type { DataFileJson, GroupJson, ObjectStore } from '../storage/index.js';
 import { type ColumnStats, statsFromJson } from '../stats/index.js';
-import type { PaxChunk } from '../pax/reader.js';
-import { decodeZone } from '../pax/zone-decode.js';
+import { type PaxChunk, decodeZone } from '../pax/index.js';
 import { parseBlock, segmentPath } from './block.js';
 
 export class AoStripeReader {

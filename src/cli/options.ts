@@ -4,9 +4,8 @@
  * layers below until its action runs (./main.ts).
  */
 import type { Command } from 'commander';
-import { DEFAULT_DATA } from '../storage/open.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
-import { parseSetting, type UnitSetting } from '../types/units.js';
+import { DEFAULT_DATA } from '../storage/index.js';
+import { PaxdError, SQLSTATE, parseSetting, type UnitSetting } from '../types/index.js';
 
 /** Where a command prints its results (tests capture it). */
 export interface Io {

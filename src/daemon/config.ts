@@ -13,9 +13,8 @@
  * `--print-config` masks them.
  */
 import { readFileSync } from 'node:fs';
-import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
-import { convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/units.js';
-import { DEFAULT_INGESTED_WINDOW } from '../storage/ingested.js';
+import { PaxdError, SQLSTATE, unreachable, convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/index.js';
+import { DEFAULT_INGESTED_WINDOW } from '../storage/index.js';
 import { maskUrl } from '../mirror/index.js';
 import type { AuthMethod } from '../pgwire/index.js';
 

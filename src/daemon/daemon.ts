@@ -10,7 +10,7 @@
  *            stay in the inbox for the next start), then exit 0.
  *   a second signal: exit at once (status 1).
  */
-import { Database } from '../table/database.js';
+import { Database } from '../table/index.js';
 import { startServer, parseListen, formatListen, serveAuthConfig, isLoopback, type AuthConfig, type RunningServer, type WireLog } from '../pgwire/index.js';
 import { PaxdError, SQLSTATE } from '../types/index.js';
 import { defaultConfig, type DaemonConfig } from './config.js';
@@ -21,7 +21,7 @@ import { Inbox } from './inbox.js';
 import { Maintenance } from './maintenance.js';
 import { CountedStore } from './store-metrics.js';
 import { Spool } from './spool.js';
-import { openStore } from '../storage/open.js';
+import { openStore } from '../storage/index.js';
 import { MirrorSync, mirrorOptions, maskUrl } from '../mirror/index.js';
 
 const DEFAULT_HTTP = defaultConfig().http;

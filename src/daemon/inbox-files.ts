@@ -13,8 +13,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileDurable, type FsOps, type IngestedFileJson } from '../storage/index.js';
-import { formatOf } from '../insert/formats.js';
-import { fileError } from '../types/errors.js';
+import { formatOf } from '../insert/readers.js';
+import { fileError } from '../types/index.js';
 
 export const DONE_DIR = '.done';
 export const FAILED_DIR = '.failed';

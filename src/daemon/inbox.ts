@@ -31,14 +31,11 @@
 import { readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import type { Database, Table } from '../table/database.js';
-import { PaxdError, SQLSTATE, isPaxdError } from '../types/errors.js';
+import type { Database, Table } from '../table/index.js';
+import { PaxdError, SQLSTATE, isPaxdError, errnoOf } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
-import { formatOf } from '../insert/formats.js';
-import { inferSchema } from '../insert/infer.js';
-import { openInput } from '../insert/input.js';
+import { formatOf, inferSchema, openInput } from '../insert/readers.js';
 import { findIngested, isAlreadyIngested, nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
-import { errnoOf } from '../types/errors.js';
 import { DONE_DIR, FAILED_DIR, fileIdentity, inboxPathParts, isInboxName, isInboxTemp, moveInto, placeIn, writeFileAtomic } from './inbox-files.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';

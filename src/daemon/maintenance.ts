@@ -6,7 +6,7 @@
  * report what they reclaimed in the log and the metrics. One task runs at a time; `stop()`
  * waits for it.
  */
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import type { SnapshotJson } from '../storage/index.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';

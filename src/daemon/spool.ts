@@ -15,8 +15,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalStore } from '../storage/index.js';
-import type { ObjectStore } from '../storage/store.js';
+import { LocalStore, type ObjectStore } from '../storage/index.js';
 
 /** The store's temporary area (local stores), holding the spool. */
 export const STORE_TEMP_DIR = '.paxd-tmp';

@@ -16,8 +16,7 @@
  * push it into the scan (`dateComparison` turns a comparison of a date with a timestamp at
  * midnight into a date comparison, which is exactly equivalent).
  */
-import { type PgType, pgDisplayName, SQLSTATE } from '../types/index.js';
-import { INTERVAL_RANGE, makeInterval, parseInterval } from '../types/interval.js';
+import { type PgType, pgDisplayName, SQLSTATE, INTERVAL_RANGE, makeInterval, parseInterval } from '../types/index.js';
 import type { AstFields, AstNode } from './parse.js';
 import { fieldsOf } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, E } from './expr.js';

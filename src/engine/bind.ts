@@ -35,7 +35,7 @@
  * slot per leaf field read). Names resolve as PostgreSQL's do: 42702 for an ambiguous
  * column, 42P01 for a qualifier no FROM item has. `$n` parameters bind per ./context.ts.
  */
-import type { Database, Table } from '../table/database.js';
+import type { Database, Table } from '../table/index.js';
 import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';

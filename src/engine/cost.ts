@@ -15,12 +15,10 @@
  * by the range of integer-like columns); each residual conjunct keeps a third (PostgreSQL's
  * DEFAULT_INEQ_SEL). Widths are PostgreSQL's typlen for fixed-width types, 32 otherwise.
  */
-import type { Table } from '../table/database.js';
+import type { Table } from '../table/index.js';
 import { type Field, type PgType, type Value, isDecimal128, unreachable } from '../types/index.js';
-import { bindPredicate, classify, type Predicate } from '../scan/index.js';
-import type { BoundPredicate, Node as PredNode } from '../scan/predicate.js';
-import type { ColumnStats } from '../stats/types.js';
-import { groupStats } from '../scan/unit-stats.js';
+import { bindPredicate, classify, type Predicate, type BoundPredicate, type Node as PredNode, groupStats } from '../scan/index.js';
+import type { ColumnStats } from '../stats/index.js';
 import { type Expr, conjuncts } from './expr.js';
 
 export interface Cost {

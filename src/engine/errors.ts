@@ -4,8 +4,8 @@
  * byte offsets; these adapters turn them into PostgreSQL's 1-based statement positions, so a
  * condition has one message wherever it is raised.
  */
-import * as E from '../types/errors.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import * as E from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 
 /** A PaxdError raised by SQL: `new SqlError(kind, code, message, position)`. */
 export class SqlError extends PaxdError {

@@ -17,12 +17,10 @@
  * Each node line carries PostgreSQL's `  (cost=S..T rows=R width=W)` (./cost.ts), the estimate
  * postgres_fdw's use_remote_estimate reads from the first line; `EXPLAIN (COSTS OFF)` omits it.
  */
-import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats } from '../scan/index.js';
-import type { Table } from '../table/database.js';
-import type { Field } from '../types/index.js';
+import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats, groupStats } from '../scan/index.js';
+import type { Table, Database } from '../table/index.js';
+import { type Field, unreachable } from '../types/index.js';
 import type { RelNode } from './join-plan.js';
-import { groupStats } from '../scan/unit-stats.js';
-import type { Database } from '../table/database.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { bindQuery, type BoundJoinSelect, type BoundSelect } from './bind.js';
 import { type Plan, planQuery } from './plan.js';
@@ -34,7 +32,6 @@ import { T } from './types.js';
 import type { QueryResult } from './result.js';
 import { isCtidField } from './ctid.js';
 import { type Cost, COST, aggregateCost, residualSelectivity, typeWidth, columnDistinct, DEFAULT_DISTINCT, estimateScan, formatCost, groupCount, limitCost, scanCost, sortCost, widthOf } from './cost.js';
-import { unreachable } from '../types/errors.js';
 
 interface Node {
   name: string;

@@ -12,7 +12,7 @@
  * ./statements/. What is not supported yet fails with 0A000 naming the feature, never with a
  * wrong answer.
  */
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
@@ -158,3 +158,4 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return run(planQuery(await bindQuery(db, stmt)));
   }
 }
+export { fieldsOf, kindOf, parseSql, str, type AstFields } from './parse.js';

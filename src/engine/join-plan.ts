@@ -16,16 +16,15 @@
  * for the slots of the leaves below the node (`slots`), so expressions bound against the
  * global layout run at any node.
  */
-import type { Field, Value } from '../types/index.js';
+import { type Field, type Value, unreachable } from '../types/index.js';
 import type { Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
-import type { Table } from '../table/database.js';
+import type { Table } from '../table/index.js';
 import type { BoundJoinSelect, BoundQuery, FromNode, JoinType } from './bind.js';
 import { leavesOf } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
 import { toPredicate } from './plan.js';
-import { unreachable } from '../types/errors.js';
 
 export type RelNode =
   | {

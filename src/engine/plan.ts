@@ -21,12 +21,11 @@
  */
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
-import type { Field, Value } from '../types/index.js';
+import { type Field, type Value, unreachable } from '../types/index.js';
 import type { BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp } from './bind.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { type RelNode, planJoins } from './join-plan.js';
 import { isCtidField } from './ctid.js';
-import { unreachable } from '../types/errors.js';
 
 export type Plan =
   | { readonly kind: 'stats-aggregate'; readonly query: BoundSelect; readonly specs: readonly AggSpec[]; readonly where: Predicate | undefined }

@@ -17,7 +17,7 @@
  *   const r = s.open(); await r.begin(); await r.next()   // a Batch of b, a
  *   scanPlanOf(db, 'SELECT a + 1 FROM t', [], [])        // null: not a plain scan
  */
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import type { BatchReader } from '../scan/index.js';
 import type { Batch, Field, PgType, Value } from '../types/index.js';
 import { type AstNode, parseSql, kindOf } from './parse.js';

@@ -28,11 +28,10 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Field as ArrowField, RecordBatch, Schema, Struct, Table as ArrowTable, makeData, tableToIPC } from 'apache-arrow';
-import type { Table } from '../table/database.js';
+import type { Table } from '../table/index.js';
 import type { Predicate } from '../scan/index.js';
-import { type Column, type Field, PaxdError, SQLSTATE, columnBytes, ioError, unsupported, usage } from '../types/index.js';
+import { type Column, type Field, PaxdError, SQLSTATE, columnBytes, ioError, unsupported, usage, concatRanges, type ColumnRange } from '../types/index.js';
 import { arrowType, columnToArrow } from '../types/arrow.js';
-import { concatRanges, type ColumnRange } from '../types/concat.js';
 import { ParquetStitcher, splitSingleGroup } from './stitch.js';
 import { EXPORT_CODECS, type ExportCodec, parquetWasm, writerProperties } from './wasm.js';
 

@@ -5,12 +5,8 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
-import type { Batch, Column } from '../types/column.js';
-import { ColumnBuilder } from '../types/builder.js';
+import { type Batch, type Column, ColumnBuilder, parseText, type Field, PaxdError, SQLSTATE, undefinedColumn } from '../types/index.js';
 import { columnFromArrow } from '../types/arrow.js';
-import { parseText } from '../types/text-io.js';
-import type { Field } from '../types/type.js';
-import { PaxdError, SQLSTATE, undefinedColumn } from '../types/errors.js';
 
 export async function* readArrow(
   source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream | Promise<FileHandle>,

@@ -8,8 +8,7 @@
  *   b.cols[0]!.writeValue(b.length, 42); b.length++;
  *   const batch = b.finish();   // { length: 1, columns: [...], selection: null }
  */
-import type { Batch, Column } from '../types/column.js';
-import type { Field } from '../types/type.js';
+import type { Batch, Column, Field } from '../types/index.js';
 import { ColumnBuffer } from './csv/columns.js';
 
 export class BatchBuilder {

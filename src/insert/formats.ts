@@ -3,10 +3,8 @@
  * the table's columns and counts what it read and rejected. Rejected rows (bad values, wrong
  * column counts) go to `onReject` in skip mode; in abort mode the first one throws.
  */
-import type { Batch } from '../types/column.js';
-import type { Field } from '../types/type.js';
+import { type Batch, type Field, PaxdError, SQLSTATE } from '../types/index.js';
 import { open, type FileHandle } from 'node:fs/promises';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
 import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
 import { readArrow } from './arrow-input.js';

@@ -36,10 +36,7 @@
  * Input, for callers that read it themselves.
  */
 import { RecordBatchReader, type DataType, type Schema, Type, type TimeUnit } from 'apache-arrow';
-import type { ColumnSpec } from '../types/column-spec.js';
-import { PaxdError, SQLSTATE, unreachable } from '../types/errors.js';
-import { parseText } from '../types/text-io.js';
-import { type PgType, typeName } from '../types/type.js';
+import { type ColumnSpec, PaxdError, SQLSTATE, unreachable, parseText, type PgType, typeName } from '../types/index.js';
 import { type CsvOptions, resolveCsvOptions } from './csv/options.js';
 import { CsvTokenizer, FIELD_NULL, FIELD_QUOTED, RecordError } from './csv/tokenizer.js';
 import { MAX_COLUMNS } from './csv/errors.js';

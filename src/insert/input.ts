@@ -15,7 +15,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { Readable, pipeline, type Transform } from 'node:stream';
 import { createRequire } from 'node:module';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 
 // zstd-napi (native) loads for the first .zst input only.
 const require = createRequire(import.meta.url);

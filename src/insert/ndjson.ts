@@ -33,14 +33,9 @@
  * batch of columns plus the longest line.
  */
 import { isAscii } from 'node:buffer';
-import type { Batch, Value } from '../types/column.js';
-import { PaxdError, SQLSTATE, notNullViolation, undefinedColumn } from '../types/errors.js';
-import { parseText } from '../types/text-io.js';
-import { isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd } from '../types/json-scan.js';
-import { type Field, type PgType, pgDisplayName } from '../types/type.js';
+import { type Batch, type Value, PaxdError, SQLSTATE, notNullViolation, undefinedColumn, parseText, isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd, type Field, type PgType, pgDisplayName, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../types/index.js';
 import { BatchBuilder } from './batch-builder.js';
 import { DEFAULT_BATCH_ROWS } from './csv/options.js';
-import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../types/utf8.js';
 import { registerFormat, type FormatReader, type Reject } from './formats.js';
 import type { Input } from './input.js';
 

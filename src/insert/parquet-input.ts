@@ -33,13 +33,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type Data, type DataType, type RecordBatch, type Schema, Timestamp, TimeUnit, Type, tableFromIPC, makeData } from 'apache-arrow';
-import type { Batch, Column, Value } from '../types/column.js';
-import { ColumnBuilder } from '../types/builder.js';
+import { type Batch, type Column, type Value, ColumnBuilder, concatRanges, type ColumnRange, PaxdError, SQLSTATE, notNullViolation, parseText, type Field, type PgType, pgDisplayName } from '../types/index.js';
 import { columnFromArrow } from '../types/arrow.js';
-import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { PaxdError, SQLSTATE, notNullViolation } from '../types/errors.js';
-import { parseText } from '../types/text-io.js';
-import { type Field, type PgType, pgDisplayName } from '../types/type.js';
 import { registerFormat, type FormatOptions, type FormatReader } from './formats.js';
 import type { Input } from './input.js';
 import { matchColumnsByName } from './arrow-input.js';

@@ -6,7 +6,7 @@
  * 53100), and finish() fsyncs the file: ingestFiles calls it before the commit, so a load
  * reported as done has every rejected row on disk.
  */
-import { fileError } from '../types/errors.js';
+import { fileError } from '../types/index.js';
 import { writeAll, type FsFile, type FsOps } from '../storage/index.js';
 
 /** The rejects file: NDJSON lines appended with every byte checked, fsynced by finish(). */

@@ -10,18 +10,9 @@
  *
  * The caller must not mutate a batch's buffers after writing it.
  */
-import type { Batch, Column } from '../types/column.js';
-import { columnBytes } from '../types/column.js';
-import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { type PaxdError, assert, notNullViolation } from '../types/errors.js';
-import type { Field } from '../types/type.js';
-import { physicalOf } from '../types/type.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { DataFileJson, IngestedFileJson, SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
-import { withIngested } from '../storage/ingested.js';
-import { newFileName } from '../storage/file-name.js';
-import { commit as commitSnapshot, createTable, latestSnapshot } from '../storage/catalog.js';
-import { PaxFileWriter } from '../pax/writer.js';
+import { type Batch, type Column, columnBytes, concatRanges, type ColumnRange, type PaxdError, assert, notNullViolation, type Field, physicalOf } from '../types/index.js';
+import { type ObjectStore, type DataFileJson, type IngestedFileJson, type SnapshotJson, type TableOptionsJson, withIngested, newFileName, commit as commitSnapshot, createTable, latestSnapshot } from '../storage/index.js';
+import { PaxFileWriter } from '../pax/index.js';
 import { AoAppender } from '../aocolumn/index.js';
 
 export interface SinkOptions {

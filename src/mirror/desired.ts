@@ -3,10 +3,9 @@
  * their PostgreSQL types, NOT NULL, and COLLATE "C" on strings (./types.ts). Sorted by
  * name, so the plan and its signature do not depend on listing order.
  */
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import { listTables } from '../storage/index.js';
-import { SQLSTATE } from '../types/index.js';
-import { foreignColumn, type ForeignTableSpec } from '../types/foreign.js';
+import { SQLSTATE, foreignColumn, type ForeignTableSpec } from '../types/index.js';
 
 export async function desiredTables(db: Database): Promise<ForeignTableSpec[]> {
   const out: ForeignTableSpec[] = [];

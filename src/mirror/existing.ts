@@ -4,7 +4,7 @@
  * of our server with their columns and options; anything else only by name, to refuse a
  * clash). Read from the system catalogs in one transaction.
  */
-import type { ForeignColumn } from '../types/foreign.js';
+import type { ForeignColumn } from '../types/index.js';
 import type { MirrorOptions } from './options.js';
 
 /** The part of a `pg` client the mirror uses. */

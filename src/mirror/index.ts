@@ -1,8 +1,8 @@
 /**
  * src/mirror (docs/MIRROR.md): declares paxd's tables as postgres_fdw foreign tables in a real
- * PostgreSQL and keeps them in sync (docs/MIRROR.md).
+ * PostgreSQL and keeps them in sync (docs/MIRROR.md). The type names and COLLATE "C" it
+ * declares come from src/types/foreign.ts, which the wire server's catalog shares.
  *
- *   types.ts     paxd types → PostgreSQL type names and COLLATE "C"
  *   options.ts   what to declare and where, with defaults
  *   desired.ts   the foreign tables paxd's tables call for
  *   existing.ts  what PostgreSQL has (system catalogs)
@@ -16,4 +16,3 @@ export { MirrorSync, type SyncEvents } from './sync.js';
 export { mirrorOptions, maskUrl, MIRROR_DEFAULTS, type MirrorOptions } from './options.js';
 export { planMirror, type MirrorPlan, type Step } from './plan.js';
 export { desiredTables, signature } from './desired.js';
-export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from '../types/foreign.js';

@@ -8,13 +8,12 @@
  *   r.created   // ['events', 'trades']
  *   r.steps     // what ran, passwords masked in `display`
  */
-import type { Database } from '../table/database.js';
-import { PaxdError, SQLSTATE } from '../types/index.js';
+import type { Database } from '../table/index.js';
+import { PaxdError, SQLSTATE, type ForeignTableSpec } from '../types/index.js';
 import { desiredTables } from './desired.js';
 import { NOTHING, readExisting, type SqlClient } from './existing.js';
 import { maskUrl, type MirrorOptions } from './options.js';
 import { planMirror, type Step } from './plan.js';
-import type { ForeignTableSpec } from '../types/foreign.js';
 
 export interface MirrorResult {
   readonly steps: readonly Step[];

@@ -13,11 +13,10 @@
  * drops its foreign table. Only foreign tables of our server in our schema are touched: a
  * heap table or another server's foreign table with a paxd table's name is an error.
  */
-import { PaxdError, SQLSTATE } from '../types/index.js';
+import { PaxdError, SQLSTATE, type ForeignColumn, type ForeignTableSpec } from '../types/index.js';
 import type { ExistingState, ExistingTable } from './existing.js';
 import type { MirrorOptions } from './options.js';
 import { ident, literal, qualified } from './sql.js';
-import type { ForeignColumn, ForeignTableSpec } from '../types/foreign.js';
 
 /** One statement: `sql` to run, `display` the same with the password masked. */
 export interface Step {

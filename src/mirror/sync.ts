@@ -7,7 +7,7 @@
  * or altered by hand in PostgreSQL comes back (a round that finds nothing to do changes
  * nothing).
  */
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import { desiredTables, signature } from './desired.js';
 import { runMirror, type MirrorResult } from './mirror.js';
 import type { MirrorOptions } from './options.js';

@@ -3,8 +3,8 @@
  * zone encoding and compression, and the chunk's statistics. Pure: it runs on the main thread
  * or in an encoder thread (./encode-pool.ts) alike; the writer assigns file offsets.
  */
-import type { Column } from '../types/column.js';
-import type { ColumnStatsJson } from '../storage/snapshot-types.js';
+import type { Column } from '../types/index.js';
+import type { ColumnStatsJson } from '../storage/index.js';
 import { type ColumnStats, computeStats, mergeStats, statsToJson } from '../stats/index.js';
 import type { CodecName } from './codec.js';
 import type { ZoneJson } from './footer.js';

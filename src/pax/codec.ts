@@ -19,7 +19,7 @@ let lz4: typeof import('lz4-napi') | null = null;
 let zstd: typeof import('zstd-napi') | null = null;
 const lz4Napi = () => (lz4 ??= require('lz4-napi') as typeof import('lz4-napi'));
 const zstdNapi = () => (zstd ??= require('zstd-napi') as typeof import('zstd-napi'));
-import { unreachable } from '../types/errors.js';
+import { unreachable } from '../types/index.js';
 
 export type CodecName = 'lz4' | 'zstd' | 'none';
 

@@ -9,8 +9,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Column } from '../types/column.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { type Column, PaxdError, SQLSTATE } from '../types/index.js';
 import type { CodecName } from './codec.js';
 import type { EncodedChunk } from './chunk-encode.js';
 import { ownedBuffers, type EncodeJob, type EncodeReply } from './encode-worker.js';

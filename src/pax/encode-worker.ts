@@ -4,7 +4,7 @@
  * ArrayBuffer). See ./encode-pool.ts.
  */
 import { parentPort } from 'node:worker_threads';
-import type { Column } from '../types/column.js';
+import type { Column } from '../types/index.js';
 import type { CodecName } from './codec.js';
 import { encodeChunk } from './chunk-encode.js';
 

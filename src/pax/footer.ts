@@ -14,7 +14,7 @@
  * reader fetches [footerOffset, size) in one ranged read and checks the trailer against the
  * snapshot before it trusts a byte of the footer.
  */
-import type { ColumnStatsJson } from '../storage/snapshot-types.js';
+import type { ColumnStatsJson } from '../storage/index.js';
 import type { CodecName } from './codec.js';
 
 export const PAX_MAGIC = new Uint8Array([0x50, 0x41, 0x58, 0x46]); // "PAXF"

@@ -16,11 +16,8 @@
  *   for (let z = 0; z < chunk.zoneCount; z++) use(chunk.zone(z));
  */
 import { crc32 } from 'node:zlib';
-import type { Column } from '../types/column.js';
-import { checksumMismatch, corruption } from '../types/errors.js';
-import { type Field, typeName } from '../types/type.js';
-import type { DataFileJson } from '../storage/snapshot-types.js';
-import type { ObjectStore } from '../storage/store.js';
+import { type Column, checksumMismatch, corruption, type Field, typeName } from '../types/index.js';
+import type { DataFileJson, ObjectStore } from '../storage/index.js';
 import { type ColumnStats, statsFromJson } from '../stats/index.js';
 import { CODECS } from './codec.js';
 import { type ChunkJson, type FooterJson, type ZoneJson, PAX_VERSION, TRAILER_SIZE, readTrailer } from './footer.js';

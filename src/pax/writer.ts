@@ -15,13 +15,9 @@
  *   const file = await w.finish('data/0001.pax'); // DataFileJson for the snapshot
  */
 import { crc32 } from 'node:zlib';
-import type { Column } from '../types/column.js';
-import { assert, usage } from '../types/errors.js';
-import { type Field, typeName } from '../types/type.js';
-import type { DataFileJson, GroupJson } from '../storage/snapshot-types.js';
-import type { ObjectStore, ObjectWriter } from '../storage/store.js';
+import { type Column, assert, usage, type Field, typeName, columnBytes } from '../types/index.js';
+import type { DataFileJson, GroupJson, ObjectStore, ObjectWriter } from '../storage/index.js';
 import type { statsToJson } from '../stats/index.js';
-import { columnBytes } from '../types/column.js';
 import { encodeChunk, type EncodedChunk } from './chunk-encode.js';
 import { encodePool } from './encode-pool.js';
 import { CODECS, type CodecName } from './codec.js';

@@ -18,10 +18,7 @@
  * materialized to plain offsets + data.
  */
 import { crc32 } from 'node:zlib';
-import type { Column, Values } from '../types/column.js';
-import { popcount } from '../types/column.js';
-import { checksumMismatch, corruption, unreachable } from '../types/errors.js';
-import { type PgType, type Physical, byteWidth, physicalOf } from '../types/type.js';
+import { type Column, type Values, popcount, checksumMismatch, corruption, unreachable, type PgType, type Physical, byteWidth, physicalOf } from '../types/index.js';
 import { decompress } from './codec.js';
 import type { ZoneJson } from './footer.js';
 import { align8 } from './zone-encode.js';

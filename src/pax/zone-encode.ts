@@ -24,8 +24,7 @@
  * A = align8(ceil(n/8)) when V, else 0. Bits past n in the last bitmap byte are zero.
  */
 import { crc32 } from 'node:zlib';
-import type { Column } from '../types/column.js';
-import { type Physical, byteWidth, physicalOf } from '../types/type.js';
+import { type Column, type Physical, byteWidth, physicalOf } from '../types/index.js';
 import { type CodecName, compress } from './codec.js';
 import { buildDictionary, dictLimit } from './dictionary.js';
 import type { ZoneEncoding } from './footer.js';

@@ -9,7 +9,7 @@
  * COPY FROM goes into one sink and commits once: a bad row fails the whole COPY and nothing
  * is committed. Errors carry PostgreSQL's CONTEXT line, `COPY t, line 3, column x: "12x"`.
  */
-import type { Table } from '../table/database.js';
+import type { Table } from '../table/index.js';
 import { PaxdError, SQLSTATE, columnOf, notNullViolation, undefinedColumn, parseText, type Field, type PgType, type Value } from '../types/index.js';
 import type { CopyOptionsSpec } from './statements.js';
 import { decodeBinary, encodeBinary } from './binary.js';

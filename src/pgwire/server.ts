@@ -11,7 +11,7 @@
 import { createServer, isIPv4, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { randomInt } from 'node:crypto';
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import { LIMITS } from './constants.js';
 import { tooManyConnections, trustNotLoopback } from './errors.js';
 import { DEFAULT_HOST, DEFAULT_PORT, formatListen } from './listen.js';

@@ -21,7 +21,7 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
-import type { Database } from '../table/database.js';
+import type { Database } from '../table/index.js';
 import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
 import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable, featureNotSupported } from '../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';

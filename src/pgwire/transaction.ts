@@ -22,9 +22,8 @@
  *   await query(tx.db, 'SELECT count(*) FROM t');   // the same snapshot plus the row inserted
  *   await tx.commit();                              // one new snapshot of t
  */
-import { Table, type Database } from '../table/database.js';
-import type { TableSink } from '../insert/sink.js';
-import { WriteSet, type WriteMark } from '../table/index.js';
+import { WriteSet, type WriteMark, Table, type Database } from '../table/index.js';
+import type { TableSink } from '../table/index.js';
 import { type Batch, type Value, getValue } from '../types/index.js';
 import { unknownSavepoint } from './errors.js';
 

@@ -30,17 +30,10 @@
  * avg(float4) accumulates in float8 as PostgreSQL does; float4 statistics cannot give that,
  * so those groups are scanned.
  */
-import type { Column, Value } from '../types/column.js';
-import { getValue } from '../types/builder.js';
-import { compareValues } from '../types/compare.js';
-import { PaxdError, SQLSTATE, undefinedColumn, undefinedFunction } from '../types/errors.js';
-import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { SnapshotJson } from '../storage/snapshot-types.js';
-import { fieldsOf } from '../storage/schema.js';
+import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue, type Column, type Value, getValue, compareValues, PaxdError, SQLSTATE, undefinedColumn, undefinedFunction, type Field, type PgType, isDecimal128, pgDisplayName } from '../types/index.js';
+import { type ObjectStore, type SnapshotJson, fieldsOf } from '../storage/index.js';
 import { type ColumnStats, computeStats, mergeStats } from '../stats/index.js';
-import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../types/index.js';
-import { MAX_ZONE_ROWS } from '../pax/writer.js';
+import { MAX_ZONE_ROWS } from '../pax/index.js';
 import { type Predicate, bindPredicate } from './predicate.js';
 import { classify } from './prune.js';
 import { TableScan, emptyStats, type ScanStats } from './reader.js';

@@ -14,8 +14,7 @@
  * inclusive (>=) otherwise, and with NULLs admitted when the query's NULL ordering puts them
  * before the worst row.
  */
-import type { Value } from '../types/column.js';
-import type { Field } from '../types/type.js';
+import type { Value, Field } from '../types/index.js';
 import { P, type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
 import { compilePredicate, type CompiledPredicate } from './compile.js';
 

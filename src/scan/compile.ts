@@ -21,11 +21,8 @@
  * text compares byte-wise on UTF-8 (collation "C"), bpchar ignoring trailing spaces;
  * bytea/uuid memcmp with the shorter prefix first; numeric(p,s) as unscaled decimal128.
  */
-import type { Column, Value } from '../types/column.js';
-import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
-import { type PgType, physicalOf } from '../types/type.js';
+import { type Column, type Value, compareNumericParts, parseNumericText, type NumericParts, type PgType, physicalOf, unreachable } from '../types/index.js';
 import type { BoundPredicate, CmpOp, Node } from './predicate.js';
-import { unreachable } from '../types/errors.js';
 
 export type PredicateFn = (cols: readonly Column[], start: number, end: number, sel: Uint32Array | null, selLen: number, out: Uint32Array) => number;
 

@@ -18,10 +18,8 @@
  * is never rewritten: a later delete in the same group writes a new object with the union.
  */
 import { crc32 } from 'node:zlib';
-import { checksumMismatch, corruption } from '../types/errors.js';
-import type { GroupJson } from '../storage/snapshot-types.js';
-import type { ObjectStore } from '../storage/store.js';
-import { newFileName } from '../storage/file-name.js';
+import { checksumMismatch, corruption } from '../types/index.js';
+import { type GroupJson, type ObjectStore, newFileName } from '../storage/index.js';
 
 export const INLINE_DELETES = 1024;
 export const DV_MAGIC = new Uint8Array([0x50, 0x58, 0x44, 0x56]); // "PXDV"

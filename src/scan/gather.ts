@@ -3,8 +3,7 @@
  * consecutive rows at a time (one allocation per column, none per row). Used where a kernel
  * over contiguous rows (statistics, encoders) must see only the selected rows.
  */
-import type { Column } from '../types/column.js';
-import { concatRanges, type ColumnRange } from '../types/concat.js';
+import { type Column, concatRanges, type ColumnRange } from '../types/index.js';
 
 export function gather(col: Column, sel: Uint32Array): Column {
   const ranges: ColumnRange[] = [];

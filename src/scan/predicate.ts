@@ -24,12 +24,7 @@
  * arithmetic on a column has no node here, so an engine above can only evaluate it itself
  * and prune nothing with it ("some rows may match").
  */
-import type { Value } from '../types/column.js';
-import { PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported } from '../types/errors.js';
-import { type Field, type PgType, isDecimal128, pgDisplayName } from '../types/type.js';
-import { parseText } from '../types/text-io.js';
-import { parseDecimalValue } from '../types/index.js';
-import { intervalNotStorable } from '../types/interval.js';
+import { parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable } from '../types/index.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 

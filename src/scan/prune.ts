@@ -21,10 +21,8 @@
  *   OR:  can be true if any operand can; can be not-true only if every operand can.
  * These over-approximate per-row correlation, which keeps the answer sound.
  */
-import type { Value } from '../types/column.js';
-import { compareValues } from '../types/compare.js';
-import { type PgType, isDecimal128 } from '../types/type.js';
-import type { ColumnStats } from '../stats/types.js';
+import { type Value, compareValues, type PgType, isDecimal128 } from '../types/index.js';
+import type { ColumnStats } from '../stats/index.js';
 import type { BoundPredicate, CmpOp, Node } from './predicate.js';
 
 export type Pruning = 'none' | 'all' | 'some';

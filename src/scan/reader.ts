@@ -23,18 +23,11 @@
  * Batches never straddle zones; empty batches are not returned. `position` says where the
  * last batch came from (tests, top-N tie-breaks by storage position, aggregates).
  */
-import type { Batch, Column } from '../types/column.js';
-import { sliceColumn } from '../types/column.js';
-import type { Value } from '../types/column.js';
-import type { Field } from '../types/type.js';
-import { PaxdError, SQLSTATE, undefinedColumn } from '../types/errors.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
-import { fieldsOf } from '../storage/schema.js';
-import type { ColumnStats } from '../stats/types.js';
-import type { PaxChunk } from '../pax/reader.js';
+import { type Batch, type Column, sliceColumn, type Value, type Field, PaxdError, SQLSTATE, undefinedColumn, compareValues } from '../types/index.js';
+import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, fieldsOf } from '../storage/index.js';
+import type { ColumnStats } from '../stats/index.js';
+import type { PaxChunk } from '../pax/index.js';
 import { openSource, type GroupSource } from './source.js';
-import { compareValues } from '../types/compare.js';
 import { type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
 import { classify, type Pruning } from './prune.js';
 import { compilePredicate, type CompiledPredicate } from './compile.js';

@@ -3,11 +3,10 @@
  * and check need from one entry of `snapshot.files` — a PAX file (src/pax/reader.ts) or an
  * ao_column stripe (src/aocolumn/reader.ts). Above this file nothing knows the layout.
  */
-import type { Field } from '../types/type.js';
-import type { DataFileJson } from '../storage/snapshot-types.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { ColumnStats } from '../stats/types.js';
-import { PaxFileReader, type PaxChunk } from '../pax/reader.js';
+import type { Field } from '../types/index.js';
+import type { DataFileJson, ObjectStore } from '../storage/index.js';
+import type { ColumnStats } from '../stats/index.js';
+import { PaxFileReader, type PaxChunk } from '../pax/index.js';
 import { AoStripeReader } from '../aocolumn/index.js';
 
 export interface GroupSource {

@@ -20,14 +20,8 @@
  * where every unread row comes later in storage order — and inclusive (`ts >= w`) otherwise,
  * since with several keys or out-of-order visits a tie may still win.
  */
-import type { Batch, Column, Value } from '../types/column.js';
-import { ColumnBuilder, getValue } from '../types/builder.js';
-import { compareValues } from '../types/compare.js';
-import { PaxdError, SQLSTATE, featureNotSupported, invalidRowCount, undefinedColumn } from '../types/errors.js';
-import { physicalOf, type Field } from '../types/type.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { SnapshotJson } from '../storage/snapshot-types.js';
-import { fieldsOf } from '../storage/schema.js';
+import { type Batch, type Column, type Value, ColumnBuilder, getValue, compareValues, PaxdError, SQLSTATE, featureNotSupported, invalidRowCount, undefinedColumn, physicalOf, type Field } from '../types/index.js';
+import { type ObjectStore, type SnapshotJson, fieldsOf } from '../storage/index.js';
 import { BoundedHeap } from './heap.js';
 import { P, type Predicate } from './predicate.js';
 import { TableScan, type ScanStats } from './reader.js';

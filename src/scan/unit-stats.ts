@@ -4,11 +4,8 @@
  * group holds the column's default, so its statistics are exact and synthetic — computed
  * over a constant column zone by zone exactly as a scan would see it (so float sums agree).
  */
-import type { Column } from '../types/column.js';
-import { ColumnBuilder } from '../types/builder.js';
-import { parseText } from '../types/text-io.js';
-import type { Field } from '../types/type.js';
-import type { GroupJson } from '../storage/snapshot-types.js';
+import { type Column, ColumnBuilder, parseText, type Field } from '../types/index.js';
+import type { GroupJson } from '../storage/index.js';
 import { type ColumnStats, computeStats, emptyStats, mergeStats, statsFromJson } from '../stats/index.js';
 
 const constants = new Map<string, Column>();

@@ -18,14 +18,9 @@
  *                       and kept out, exact BigInt-decimal sum (../types/numeric.ts)
  *   bool                min/max;  jsonb: no min/max (only counts)
  */
-import type { Column } from '../types/column.js';
-import { type PgType, isDecimal128 } from '../types/type.js';
-import { compareNumericParts, parseNumericText, type NumericParts } from '../types/compare.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue, type Column, type PgType, isDecimal128, compareNumericParts, parseNumericText, type NumericParts, intervalNotStorable, unreachable } from '../types/index.js';
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
-import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue } from '../types/index.js';
-import { intervalNotStorable } from '../types/interval.js';
-import { unreachable } from '../types/errors.js';
 
 /** Statistics of no rows: the identity of mergeStats. */
 export function emptyStats(): ColumnStats {

@@ -18,13 +18,9 @@
  * `nans` is written for float4/float8/numeric only; minExact/maxExact only when false; absent
  * min/max means "none" (or, with the exactness flag false, "unbounded").
  */
-import type { Value } from '../types/column.js';
-import { type PgType, isDecimal128 } from '../types/type.js';
-import { Kind, kindOf } from '../types/kind.js';
-import type { ColumnStatsJson, StatJson } from '../storage/snapshot-types.js';
+import { type Value, type PgType, isDecimal128, Kind, kindOf, intervalNotStorable, unreachable } from '../types/index.js';
+import type { ColumnStatsJson, StatJson } from '../storage/index.js';
 import type { ColumnStats } from './types.js';
-import { intervalNotStorable } from '../types/interval.js';
-import { unreachable } from '../types/errors.js';
 
 /** How a statistic of each kind is written in JSON (a number, a string of digits, base64, …). */
 type Encoding = 'int' | 'bigint' | 'float' | 'bool' | 'string' | 'bytes' | 'none';

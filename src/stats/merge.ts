@@ -9,11 +9,8 @@
  * Sums add exactly (bigint, decimal text); float sums add a then b, so folding zone sums in
  * row order gives the group's sum in storage order of its partial sums.
  */
-import type { Value } from '../types/column.js';
-import { compareValues } from '../types/compare.js';
-import type { PgType } from '../types/type.js';
+import { addDecimalText, type Value, compareValues, type PgType } from '../types/index.js';
 import type { ColumnStats } from './types.js';
-import { addDecimalText } from '../types/index.js';
 
 export function mergeStats(type: PgType, a: ColumnStats, b: ColumnStats): ColumnStats {
   const lo = pick(type, a.min, a.minExact, b.min, b.minExact, -1);

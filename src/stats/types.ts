@@ -10,7 +10,7 @@
  * floats, string (exact decimal text) for unconstrained numeric; null when the type has no sum
  * or every value is NULL.
  */
-import type { Value } from '../types/column.js';
+import type { Value } from '../types/index.js';
 
 export interface ColumnStats {
   rows: number;

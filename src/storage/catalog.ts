@@ -20,7 +20,7 @@
  * to it and listing it behave as for a name never used (42P01), and `createTable` starts a new
  * *incarnation* of it above the tombstone (docs/FORMAT.md "Dropping and re-creating").
  */
-import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/errors.js';
+import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/index.js';
 import { decodeSnapshot, encodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectInfo, ObjectStore } from './store.js';

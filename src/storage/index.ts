@@ -46,3 +46,6 @@ export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from '
 export { openStore } from './open.js';
 export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';
 export { S3Store, parseS3Uri, OUTCOME_UNKNOWN, type S3StoreOptions, type S3Metrics } from './s3.js';
+export { fieldToJson, fieldsOf } from './schema.js';
+export { DEFAULT_DATA } from './open.js';
+export { DEFAULT_VACUUM_GRACE_MS } from './vacuum.js';

@@ -10,7 +10,7 @@
  *
  *   withIngested(base, [{ name: 'a.csv', size: 12, hash: 'sha256:…' }]).ingested  // […base's, a.csv]
  */
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE } from '../types/index.js';
 import type { IngestedFileJson, SnapshotJson } from './snapshot-types.js';
 
 /** Identities kept per table by default. */

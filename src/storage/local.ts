@@ -27,7 +27,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
-import { corruption, errnoOf, fileError, objectExists, objectNotFound, PaxdError, usage, assert } from '../types/errors.js';
+import { corruption, errnoOf, fileError, objectExists, objectNotFound, PaxdError, usage, assert } from '../types/index.js';
 import { nodeFs, writeAll, type FsFile, type FsOps } from './fs-ops.js';
 import type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';
 

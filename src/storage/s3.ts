@@ -50,7 +50,7 @@ import {
   UploadPartCommand,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { assert, corruption, ioError, objectExists, objectNotFound, PaxdError, SQLSTATE, unsupported, usage } from '../types/errors.js';
+import { assert, corruption, ioError, objectExists, objectNotFound, PaxdError, SQLSTATE, unsupported, usage } from '../types/index.js';
 import { ByteCache } from './s3-cache.js';
 import { DEFAULT_RETRY, errorCodeOf, httpStatusOf, RetriesExhausted, TruncatedBody, withRetries, type AttemptInfo, type RetryPolicy } from './s3-retry.js';
 import type { ObjectInfo, ObjectStore, ObjectWriter } from './store.js';

@@ -1,7 +1,5 @@
 /** Conversions between a snapshot's stored schema (FieldJson) and typed Fields. */
-import type { Field } from '../types/type.js';
-import { typeName } from '../types/type.js';
-import { parseTypeName } from '../types/parse-type.js';
+import { type Field, typeName, parseTypeName } from '../types/index.js';
 import type { FieldJson, SnapshotJson } from './snapshot-types.js';
 
 const cache = new WeakMap<SnapshotJson, Field[]>();

@@ -15,7 +15,7 @@
  * included, is corruption (XX001) naming the file and the offset of the bad part; a reader
  * never falls back to an older snapshot (that would bring back rows deleted since).
  */
-import { checksumMismatch, corruption, type PaxdError } from '../types/errors.js';
+import { checksumMismatch, corruption, type PaxdError } from '../types/index.js';
 import { crc32 } from './checksum.js';
 import type { SnapshotJson } from './snapshot-types.js';
 

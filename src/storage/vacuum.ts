@@ -29,7 +29,7 @@
  * them is committed) and the longest statement (a reader pins a snapshot). Default one hour;
  * `graceMs: 0` is for tests and for tables nobody else is using.
  */
-import { tableNotFound } from '../types/errors.js';
+import { tableNotFound } from '../types/index.js';
 import { checkTableName, listSnapshots } from './catalog.js';
 import { TEMP_PREFIX } from './local.js';
 import { CLAIMS_DIR, parseClaimPath } from './claim.js';

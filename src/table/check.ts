@@ -8,15 +8,11 @@
  * of every stripe must lie below its segment's EOF, and is read, checksummed and decoded.
  * A problem names the segment file and the block's offset.
  */
-import type { ObjectStore } from '../storage/store.js';
-import type { SnapshotJson } from '../storage/snapshot-types.js';
-import { fieldsOf } from '../storage/schema.js';
-import { PaxFileReader } from '../pax/reader.js';
+import { type ObjectStore, type SnapshotJson, fieldsOf, type DataFileJson } from '../storage/index.js';
+import { PaxFileReader } from '../pax/index.js';
 import { AoStripeReader, segmentPath } from '../aocolumn/index.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
-import type { Field } from '../types/type.js';
-import type { DataFileJson } from '../storage/snapshot-types.js';
-import { isAoStripe } from '../scan/source.js';
+import { PaxdError, SQLSTATE, type Field } from '../types/index.js';
+import { isAoStripe } from '../scan/index.js';
 
 export interface CheckProblem {
   file: string;

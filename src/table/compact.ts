@@ -23,20 +23,12 @@
  * stripe references any more leave the snapshot, for vacuum to delete their files once no
  * reader can still have them pinned.
  */
-import type { Column } from '../types/column.js';
-import { concatRanges, type ColumnRange } from '../types/concat.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
-import { commit, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
-import { fieldsOf } from '../storage/schema.js';
-import { PaxFileWriter } from '../pax/writer.js';
+import { type Column, concatRanges, type ColumnRange, PaxdError, SQLSTATE } from '../types/index.js';
+import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commit, latestSnapshot, type CommitOptions, fieldsOf, type AoJson, newFileName } from '../storage/index.js';
+import { PaxFileWriter } from '../pax/index.js';
 import { AoAppender, blockRowsOf } from '../aocolumn/index.js';
-import type { AoJson } from '../storage/snapshot-types.js';
-import { DEFAULT_FILE_BYTES } from '../insert/sink.js';
-import { newFileName } from '../storage/file-name.js';
-import { deletedMask, loadDeleted } from '../scan/delete-vector.js';
-import { liveSelection } from '../scan/gather.js';
+import { DEFAULT_FILE_BYTES } from '../insert/index.js';
+import { deletedMask, loadDeleted, liveSelection } from '../scan/index.js';
 import { GroupRows, withDeletes } from './delete.js';
 
 export interface CompactOptions extends CommitOptions {

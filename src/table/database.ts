@@ -7,25 +7,11 @@
  *   const sink = t.sink(); await sink.write(batch); await sink.commit();
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
-import type { Field } from '../types/type.js';
-import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
-import { parseTypeName } from '../types/parse-type.js';
-import type { ColumnSpec } from '../types/column-spec.js';
-import { parseText } from '../types/text-io.js';
-import type { ObjectStore } from '../storage/store.js';
-import { DEFAULT_DATA, openStore } from '../storage/open.js';
-import { commit as commitSnapshot, createTable as createTableSnapshot, incarnationOf, isDropped, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo } from '../storage/catalog.js';
-import { dropTable as dropTableSnapshot } from '../storage/drop.js';
-import { tableNotFound } from '../types/errors.js';
-import type { SnapshotJson, TableOptionsJson } from '../storage/snapshot-types.js';
-import { fieldsOf, fieldToJson } from '../storage/schema.js';
-import { vacuum as vacuumTable, type VacuumOptions } from '../storage/vacuum.js';
-import { TableSink, type SinkOptions } from '../insert/sink.js';
-import { TableScan, type ScanOptions } from '../scan/reader.js';
+import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText, tableNotFound } from '../types/index.js';
+import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, incarnationOf, isDropped, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
+import { TableSink, type SinkOptions } from '../insert/index.js';
+import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
 import { checkTable, type CheckResult } from './check.js';
-import type { Predicate } from '../scan/predicate.js';
-import { topN as topNRows, type TopNOptions, type TopNResult } from '../scan/topn.js';
-import { aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/aggregate.js';
 import { deleteRows, type DeleteResult } from './delete.js';
 import { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 import type { WriteSet } from './write-set.js';

@@ -21,21 +21,11 @@
  * there (groups that still exist keep their earlier result, cached by the group's identity
  * and delete-vector state; groups rewritten by a compaction are evaluated afresh).
  */
-import type { Column } from '../types/column.js';
-import type { Field } from '../types/type.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { ColumnStatsJson, DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
-import { commit, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
-import { fieldsOf } from '../storage/schema.js';
+import type { Column, Field } from '../types/index.js';
+import { type ObjectStore, type ColumnStatsJson, type DataFileJson, type GroupJson, type SnapshotJson, commit, latestSnapshot, type CommitOptions, fieldsOf } from '../storage/index.js';
 import { type ColumnStats, computeStats, emptyStats, mergeStats, statsToJson } from '../stats/index.js';
-import type { PaxChunk } from '../pax/reader.js';
-import { openSource, type GroupSource } from '../scan/source.js';
-import { type Predicate, type BoundPredicate, bindPredicate } from '../scan/predicate.js';
-import { classify } from '../scan/prune.js';
-import { compilePredicate } from '../scan/compile.js';
-import { constantColumn, constantStats, groupStats } from '../scan/unit-stats.js';
-import { deletedMask, loadDeleted, storeDeleted } from '../scan/delete-vector.js';
-import { gather, liveSelection } from '../scan/gather.js';
+import type { PaxChunk } from '../pax/index.js';
+import { openSource, type GroupSource, type Predicate, type BoundPredicate, bindPredicate, classify, compilePredicate, constantColumn, constantStats, groupStats, deletedMask, loadDeleted, storeDeleted, gather, liveSelection } from '../scan/index.js';
 
 export interface DeleteResult {
   /** Rows deleted (as committed). */

@@ -8,7 +8,9 @@
  *   delete.ts       table.delete(where): delete vectors through the commit loop
  *   compact.ts      table.compact(): files with deletes and small files rewritten
  *   check.ts        paxd check: every checksum and segment EOF verified
- *   ingest.ts       ingestFiles: input files → one commit, with rejects and accounting
+ *   ingest.ts       ingestFiles: input files → one commit, with rejects and accounting; a
+ *                   second entry point, imported from its file: it loads the input readers
+ *                   (src/insert/readers.ts) and apache-arrow
  *   stats-report.ts paxd stats: statistics from the snapshot alone
  */
 export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, storeUri } from './database.js';
@@ -19,5 +21,4 @@ export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from '.
 export { deleteRows, type DeleteResult } from './delete.js';
 export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 export { checkTable, type CheckResult, type CheckProblem } from './check.js';
-export { ingestFiles, type IngestOptions, type IngestResult, type IngestProgress } from './ingest.js';
 export { tableStats, type StatsReport, type ColumnReport, type GroupReport, type FileReport } from './stats-report.js';

@@ -9,17 +9,10 @@
  * nothing, so no rejected row is ever lost behind a successful load.
  */
 import type { Table } from './database.js';
-import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
-import { nodeFs, type FsOps } from '../storage/index.js';
-import { RejectsFile } from '../insert/rejects.js';
-import type { CsvOptions } from '../insert/csv/index.js';
-import { openInput } from '../insert/input.js';
-import { formatOf, openFormat, type Format, type Reject } from '../insert/formats.js';
-// Formats register themselves (formats.ts cannot import them: a cycle).
-import '../insert/ndjson.js';
-import '../insert/parquet-input.js';
-import type { CommitResult } from '../insert/sink.js';
-import type { IngestedFileJson } from '../storage/snapshot-types.js';
+import { PaxdError, SQLSTATE, usage } from '../types/index.js';
+import { nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
+import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, type Format, type Reject } from '../insert/readers.js';
+import type { CommitResult } from '../insert/index.js';
 
 export interface IngestOptions {
   /** The format of every file; from each file's extension when absent. */

@@ -5,14 +5,10 @@
  * PostgreSQL's text format so that nothing loses precision. Built from the snapshot alone:
  * no data file is read.
  */
-import type { Field, PgType } from '../types/type.js';
-import { typeName } from '../types/type.js';
-import { formatText } from '../types/text-io.js';
-import type { ColumnStats } from '../stats/types.js';
-import { mergeStats } from '../stats/index.js';
-import { groupStats } from '../scan/unit-stats.js';
-import type { SnapshotJson } from '../storage/snapshot-types.js';
-import { fieldsOf } from '../storage/schema.js';
+import { type Field, type PgType, typeName, formatText } from '../types/index.js';
+import { mergeStats, type ColumnStats } from '../stats/index.js';
+import { groupStats } from '../scan/index.js';
+import { type SnapshotJson, fieldsOf } from '../storage/index.js';
 
 export interface ColumnReport {
   type: string;

@@ -31,15 +31,10 @@
  * rolling back to it forgets later deletes, truncates the buffer and deletes the staged rows
  * inserted since (whole staged files are dropped).
  */
-import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation } from '../types/index.js';
-import type { ObjectStore } from '../storage/store.js';
-import type { DataFileJson, GroupJson, SnapshotJson } from '../storage/snapshot-types.js';
-import { commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOptions } from '../storage/catalog.js';
-import { tableNotFound } from '../types/errors.js';
-import { fieldsOf } from '../storage/schema.js';
-import { PaxFileWriter } from '../pax/writer.js';
-import { newFileName } from '../storage/file-name.js';
-import { loadDeleted } from '../scan/delete-vector.js';
+import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation, tableNotFound } from '../types/index.js';
+import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOptions, fieldsOf, newFileName } from '../storage/index.js';
+import { PaxFileWriter } from '../pax/index.js';
+import { loadDeleted } from '../scan/index.js';
 import { GroupRows, withDeletes } from './delete.js';
 
 /** One group of the staged file list: where a storage rank points. */

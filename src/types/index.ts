@@ -68,3 +68,9 @@ export * from './units.js';
 // ./arrow.js (the Arrow mapping) is imported from its file: it loads apache-arrow, which most
 // users of this barrel (`paxd sql`, the engine) never need.
 export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from './foreign.js';
+export { compareNumericParts, compareValues, parseNumericText, type NumericParts } from './compare.js';
+export { INTERVAL_RANGE, US_PER_DAY, intervalNotStorable, intervalParts, makeInterval, parseInterval } from './interval.js';
+export { concatRanges, type ColumnRange } from './concat.js';
+export { isJsonWs } from './json-scan.js';
+export { foreignColumn } from './foreign.js';
+export { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';

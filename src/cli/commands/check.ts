@@ -1,6 +1,6 @@
 /** `paxd check TABLE`: reads every byte of every data file and verifies every checksum. */
 import type { Command } from 'commander';
-import { PaxdError, SQLSTATE } from '../../types/errors.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { dataOption, type Io } from '../options.js';
 import { formatBytes } from '../output.js';
 

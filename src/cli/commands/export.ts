@@ -1,6 +1,6 @@
 /** `paxd export TABLE --to DIR`: the table as Parquet files. */
 import type { Command } from 'commander';
-import { PaxdError, SQLSTATE } from '../../types/errors.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
 // The export layer holds the flags' defaults; its Parquet writer loads on first use.
 import { exportTable, parseWhere, EXPORT_CODECS, DEFAULT_MIN_GROUP_ROWS, type ExportCodec } from '../../export/index.js';
 import { dataOption, nonNegativeInt, type Io } from '../options.js';

@@ -1,6 +1,6 @@
 /** `paxd ingest TABLE FILE…`: load files as one commit (with --create, the table too). */
 import type { Command } from 'commander';
-import { PaxdError, SQLSTATE, usage } from '../../types/errors.js';
+import { PaxdError, SQLSTATE, usage } from '../../types/index.js';
 import { dataOption, nonNegativeInt, type Io } from '../options.js';
 import { formatBytes, formatCount, progress } from '../output.js';
 

@@ -1,7 +1,7 @@
 /** `paxd mirror --pg postgres://…`: every table as a postgres_fdw foreign table there (docs/MIRROR.md). */
 import type { Command } from 'commander';
-import { usage } from '../../types/errors.js';
-import { MIRROR_DEFAULTS } from '../../mirror/options.js';
+import { usage } from '../../types/index.js';
+import { MIRROR_DEFAULTS } from '../../mirror/index.js';
 import { dataOption, positiveInt, type Io } from '../options.js';
 
 export function define(cmd: Command, { out }: Io): void {

@@ -1,6 +1,6 @@
 /** `paxd passwd USER`: a password verifier for the users of paxd serve. */
 import type { Command } from 'commander';
-import { usage } from '../../types/errors.js';
+import { usage } from '../../types/index.js';
 import type { Io } from '../options.js';
 
 export function define(cmd: Command, { out }: Io): void {

@@ -1,8 +1,8 @@
 /** `paxd serve`: the daemon (docs/DAEMON.md). */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { usage } from '../../types/errors.js';
-import { DEFAULT_LISTEN } from '../../pgwire/listen.js';
+import { usage } from '../../types/index.js';
+import { DEFAULT_LISTEN } from '../../pgwire/index.js';
 import { dataOption, positiveInt, type Io } from '../options.js';
 
 export function define(cmd: Command, { out }: Io): void {

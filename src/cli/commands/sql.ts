@@ -1,6 +1,6 @@
 /** `paxd sql "SQL"`: embedded SQL, results printed as a table, CSV, JSON lines or Arrow IPC. */
 import type { Command } from 'commander';
-import { usage } from '../../types/errors.js';
+import { usage } from '../../types/index.js';
 import { dataOption, type Io } from '../options.js';
 import { printTable } from '../output.js';
 

@@ -1,7 +1,7 @@
 /** `paxd vacuum TABLE [--grace 1h]`: removes what no retained snapshot needs, once older than the grace. */
 import type { Command } from 'commander';
-import { DEFAULT_VACUUM_GRACE_MS } from '../../storage/vacuum.js';
-import { formatSetting, VACUUM_GRACE } from '../../types/units.js';
+import { DEFAULT_VACUUM_GRACE_MS } from '../../storage/index.js';
+import { formatSetting, VACUUM_GRACE } from '../../types/index.js';
 import { dataOption, unitFlag, type Io } from '../options.js';
 
 export function define(cmd: Command, { out }: Io): void {

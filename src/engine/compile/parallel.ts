@@ -13,7 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { storeUri } from '../../table/database.js';
+import { storeUri } from '../../table/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import { PaxdError, internalError } from '../../types/index.js';
 import { currentWorkMem } from '../context.js';

@@ -4,13 +4,11 @@
  * with the partition's aggregation state.
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { Table } from '../../table/database.js';
+import { Table } from '../../table/index.js';
 import type { Field } from '../../types/index.js';
 import { SQLSTATE, isPaxdError } from '../../types/index.js';
-import type { ObjectStore } from '../../storage/index.js';
-import { openStore } from '../../storage/open.js';
+import { type ObjectStore, openStore, type SnapshotJson } from '../../storage/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
-import type { SnapshotJson } from '../../storage/snapshot-types.js';
 import type { BoundSelect } from '../bind.js';
 import type { Expr } from '../expr.js';
 import { type Partial, compile, partialOf, partition, scanCompiled } from './pipeline.js';

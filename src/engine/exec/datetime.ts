@@ -11,28 +11,8 @@
  * The session time zone is UTC, the only one paxd supports: timestamptz then has the same
  * fields as timestamp, and casts between them are the identity.
  */
-import {
-  type PgType,
-  type Value,
-  SQLSTATE,
-  unreachable,
-  type DateUnit,
-  DATE_END_JD,
-  DATEVAL_NOBEGIN,
-  DATEVAL_NOEND,
-  TS_END_US,
-  TS_MIN_US,
-  TS_NOBEGIN,
-  TS_NOEND,
-  UNIX_EPOCH_JD,
-  date2j,
-  daysInMonth,
-  j2date,
-  j2day,
-  unitOf,
-} from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, unreachable, type DateUnit, DATE_END_JD, DATEVAL_NOBEGIN, DATEVAL_NOEND, TS_END_US, TS_MIN_US, TS_NOBEGIN, TS_NOEND, UNIX_EPOCH_JD, date2j, daysInMonth, j2date, j2day, unitOf, US_PER_DAY, intervalParts, makeInterval } from '../../types/index.js';
 import type { DateTimeFn, Expr } from '../expr.js';
-import { US_PER_DAY, intervalParts, makeInterval } from '../../types/interval.js';
 import { SqlError, divisionByZero } from '../errors.js';
 import { numericDiv } from './numeric.js';
 

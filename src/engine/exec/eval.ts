@@ -8,7 +8,7 @@
  * COALESCE evaluate a branch only over the rows that reach it (a sub-batch), so
  * `CASE WHEN g = 0 THEN 0 ELSE 100 / g END` never divides by zero.
  */
-import type { Value } from '../../types/index.js';
+import { type Value, unreachable } from '../../types/index.js';
 import type { DateTimeFn, Expr, MathFn, ScalarFn } from '../expr.js';
 import { dateTimeFn } from './datetime.js';
 import { mathFn } from './numeric.js';
@@ -18,7 +18,6 @@ import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, tr
 import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
-import { unreachable } from '../../types/errors.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;

@@ -11,7 +11,7 @@
  * Keys compare as PostgreSQL's equality does for the supported types, except that -0 and 0
  * floats, and numerics of different scales (1.0, 1.00), are not merged yet: a first step.
  */
-import type { PgType, Value } from '../../types/index.js';
+import { type PgType, type Value, unreachable } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal, SQLSTATE } from '../../types/index.js';
 import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
 import { formatArray } from './arrays.js';
@@ -25,7 +25,6 @@ import { jsonbEqualityKey } from './jsonb.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
 import { currentWorkMem } from '../context.js';
-import { unreachable } from '../../types/errors.js';
 
 interface Group {
   keys: Value[];

@@ -6,13 +6,12 @@
  * Values per engine type: int2/int4/date and floats are numbers, int8/timestamp bigints,
  * numeric exact decimal text, text types strings, bool booleans.
  */
-import { type PgType, type Value, SQLSTATE, formatText, parseText } from '../../types/index.js';
-import { compareValues } from '../../types/compare.js';
+import { type PgType, type Value, SQLSTATE, formatText, parseText, compareValues } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/index.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
 import { categoryOf } from '../types.js';
-import { holds } from '../../scan/prune.js';
+import { holds } from '../../scan/index.js';
 import { numericDiv, numericMod } from './numeric.js';
 import { dateToTimestamp, timestampToDate } from './datetime.js';
 

@@ -5,7 +5,7 @@
  * preserves.
  */
 import { recordScan } from '../counters.js';
-import type { Value } from '../../types/index.js';
+import { type Value, unreachable } from '../../types/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import type { RelNode } from '../join-plan.js';
 import type { Expr } from '../expr.js';
@@ -16,7 +16,6 @@ import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { HashJoin } from './hash-join.js';
 import { materialize } from './scan.js';
-import { unreachable } from '../../types/errors.js';
 
 const EMPTY: Value[] = [];
 const SUBQUERY_BATCH = 1024;

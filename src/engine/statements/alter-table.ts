@@ -3,7 +3,7 @@
  * metadata only (Table.addColumn), one snapshot. Other ALTER TABLE commands, and several
  * commands in one statement, fail with 0A000.
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf } from '../parse.js';
 import { openTable } from '../bind.js';

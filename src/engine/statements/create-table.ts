@@ -7,7 +7,7 @@
  * DEFAULT (PRIMARY KEY, UNIQUE, CHECK, REFERENCES), TEMPORARY, LIKE, INHERITS and PARTITION BY
  * fail with 0A000. IF NOT EXISTS on an existing table does nothing, as in PostgreSQL.
  */
-import type { ColumnSpec, CreateTableOptions, Database } from '../../table/database.js';
+import type { ColumnSpec, CreateTableOptions, Database } from '../../table/index.js';
 import { PaxdError, SQLSTATE, type Field, type PgType } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { bindValue, isUnknownLiteral, typeOf } from '../bind.js';

@@ -7,7 +7,7 @@
  * `WHERE ctid = $1`. Without WHERE every row is deleted. The tag is `DELETE n`; RETURNING
  * evaluates over the deleted rows. USING joins go through ./join-write.ts; WITH is 0A000.
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import type { PgType, Value } from '../../types/index.js';
 import type { AstFields, AstNode } from '../parse.js';
 import { openTable, queryFields } from '../bind.js';

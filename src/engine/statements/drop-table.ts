@@ -11,7 +11,7 @@
  * foreign keys, so nothing depends on a table and CASCADE and RESTRICT drop the same.
  * IF EXISTS on a missing table skips it without a NOTICE (PostgreSQL sends one).
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
 import { notSupported, SqlError } from '../errors.js';

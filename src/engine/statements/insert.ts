@@ -12,7 +12,7 @@
  * CONFLICT DO NOTHING inserts every row; an ON CONFLICT naming a conflict target is 42P10 as
  * in PostgreSQL. RETURNING evaluates over the rows inserted. WITH and OVERRIDING are 0A000.
  */
-import { Table, type Database } from '../../table/database.js';
+import { Table, type Database } from '../../table/index.js';
 import { type Field, type PgType, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
 import { bindQuery, bindValue, isUnknownLiteral, openTable, queryUnknown } from '../bind.js';

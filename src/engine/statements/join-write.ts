@@ -10,7 +10,7 @@
  * once, however many rows it joins; an UPDATE takes the first joined row's values, as
  * PostgreSQL takes an unspecified one).
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import type { Field, PgType, Value } from '../../types/index.js';
 import type { AstFields, AstNode } from '../parse.js';
 import { type BoundQuery, bindQuery, queryFields, queryUnknown } from '../bind.js';

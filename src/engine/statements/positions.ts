@@ -12,10 +12,9 @@
  * batch. Rows the transaction deleted already are skipped. A ctid restricts the scan to one
  * group and one row.
  */
-import { Table, type Database } from '../../table/database.js';
+import { type WriteSet, Table, type Database } from '../../table/index.js';
 import { type Field, type Value, getValue, formatDecimal, isDecimal128 } from '../../types/index.js';
 import { P, type Predicate, type RowId, formatCtid } from '../../scan/index.js';
-import type { WriteSet } from '../../table/index.js';
 import { isCtidField } from '../ctid.js';
 import type { BoundSelect } from '../bind.js';
 import { conjuncts, E, type Expr } from '../expr.js';

@@ -11,8 +11,7 @@
  * live rows, filtered by the write set's own deletes, see ./positions.ts). So a statement of a
  * transaction never has to materialize the staged snapshot only to learn the columns.
  */
-import { Table, type Database } from '../../table/database.js';
-import { WriteSet, serializationFailure } from '../../table/index.js';
+import { WriteSet, serializationFailure, Table, type Database } from '../../table/index.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import type { AstFields } from '../parse.js';
 import { openTable } from '../bind.js';

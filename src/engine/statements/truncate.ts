@@ -9,7 +9,7 @@
  * options change nothing. Every table is looked up before any is truncated (42P01 leaves all
  * as they were). The tag is `TRUNCATE TABLE`.
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import { type AstFields, type AstNode, fieldsOf } from '../parse.js';
 import { openTable } from '../bind.js';
 import type { QueryResult } from '../result.js';

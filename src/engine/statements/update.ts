@@ -13,7 +13,7 @@
  *   UPDATE t SET v = 'upd', n = n * 2 WHERE id = 5        -- UPDATE 1
  *   UPDATE t SET v = v || '!' WHERE id >= 7 RETURNING id, v
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import { type Field, type PgType, type Value, SQLSTATE, parseText } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf } from '../parse.js';
 import { openTable } from '../bind.js';

@@ -8,7 +8,7 @@
  * `$n` get their types as there. A `ctid = $1` conjunct is taken out first: ctid is not a
  * column, it names a row of the write set's staged list (src/scan/ctid.ts).
  */
-import type { Database } from '../../table/database.js';
+import type { Database } from '../../table/index.js';
 import { type PgType, type Value, aggregateNotAllowed, invalidInput, undefinedParameter } from '../../types/index.js';
 import { parseCtid, type RowId } from '../../scan/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';

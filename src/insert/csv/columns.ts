@@ -2,10 +2,7 @@
  * The columns of the batch being built, written by index by the field parsers of ./fields.ts
  * (and by ../ndjson.ts), and the fast-path kind of each.
  */
-import { ColumnBuilder } from '../../types/builder.js';
-import type { Field } from '../../types/type.js';
-import { intervalNotStorable } from '../../types/interval.js';
-import { unreachable } from '../../types/errors.js';
+import { ColumnBuilder, type Field, intervalNotStorable, unreachable } from '../../types/index.js';
 
 /** How the fast paths treat a column (anything without a fast path is Generic: parseText). */
 export const enum Kind {

@@ -3,7 +3,7 @@
  * (commands/copyfromparse.c, commands/copyfrom.c, executor/execMain.c ExecConstraints).
  * The reader places them with PaxdError.at(): `data.csv:1042:3: extra data after last expected column`.
  */
-import { PaxdError, SQLSTATE, unreachable, undefinedColumn as sharedUndefinedColumn } from '../../types/errors.js';
+import { PaxdError, SQLSTATE, unreachable, undefinedColumn as sharedUndefinedColumn } from '../../types/index.js';
 import { RecordError } from './tokenizer.js';
 
 function badFormat(message: string): PaxdError {

@@ -13,10 +13,7 @@
  * A row that fails here is marked bad through the context; the block is then parsed again
  * without it (the reader's job), so a bad row never shifts or poisons its neighbours.
  */
-import type { Value } from '../../types/column.js';
-import { PaxdError, unreachable } from '../../types/errors.js';
-import { parseText } from '../../types/text-io.js';
-import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap } from '../../types/index.js';
+import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap, type Value, PaxdError, unreachable, parseText } from '../../types/index.js';
 import { type ColumnBuffer, Kind } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
 

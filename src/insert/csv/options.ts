@@ -6,7 +6,7 @@
  *   resolveCsvOptions({ delimiter: ';', header: true })
  *   // { delimiter: 59, quote: 34, escape: 34, null: Uint8Array [], header: 'names', ... }
  */
-import { PaxdError, SQLSTATE } from '../../types/errors.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
 
 /** What a rejected row looks like to `onReject` (mode `onError: 'skip'`). */
 export interface CsvReject {

@@ -26,10 +26,7 @@
  * skipped (COPY would take it as data).
  */
 import { isAscii } from 'node:buffer';
-import type { Batch, Value } from '../../types/column.js';
-import { type PaxdError, assert } from '../../types/errors.js';
-import { parseText } from '../../types/text-io.js';
-import type { Field } from '../../types/type.js';
+import { type Batch, type Value, type PaxdError, assert, parseText, type Field, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../../types/index.js';
 import { BatchBuilder } from '../batch-builder.js';
 import type { ColumnBuffer } from './columns.js';
 import {
@@ -47,7 +44,6 @@ import {
 import { type BlockContext, parseColumn } from './fields.js';
 import { type CsvOptions, type CsvReject, type ResolvedCsvOptions, resolveCsvOptions } from './options.js';
 import { CsvTokenizer, FIELD_NULL, FIELD_QUOTED, RecordError } from './tokenizer.js';
-import { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../../types/utf8.js';
 
 /** The batches of a CSV input, with running counts (rowsRead = rowsLoaded + rowsRejected). */
 export interface CsvReader extends AsyncGenerator<Batch, void, undefined> {
