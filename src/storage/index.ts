@@ -45,7 +45,8 @@ export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from '
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
 export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';
-export { S3Store, parseS3Uri, OUTCOME_UNKNOWN, type S3StoreOptions, type S3Metrics } from './s3.js';
+// Types only: openStore loads ./s3.ts (and the AWS SDK) when a root is s3://, not before.
+export type { S3Store, S3StoreOptions, S3Metrics } from './s3.js';
 export { fieldToJson, fieldsOf } from './schema.js';
 export { DEFAULT_DATA } from './open.js';
 export { DEFAULT_VACUUM_GRACE_MS } from './vacuum.js';
