@@ -3,23 +3,29 @@
  * through it (docs/WIRE.md). `paxd serve` uses startServer and parseListen; nothing else leaves
  * this folder.
  *
+ * codec/ — bytes and messages, no I/O, no state (as pg-protocol keeps its parser apart):
  *   constants.ts   every protocol byte, named: message codes, startup codes, limits
  *   frames.ts      FrameReader: a byte stream → startup packets and messages, lengths checked first
  *   frontend.ts    one parse function per frontend message
  *   backend.ts     one writer per backend message
  *   oids.ts        PostgreSQL type OIDs, sizes and typmods of paxd's types
+ *   binary.ts      binary-format parameter and result values
+ *   row-encoder.ts result rows → DataRow messages
+ *   errors.ts      this layer's SQLSTATEs and messages
+ *
+ * session/ — connections: I/O, timers and state, built on the codec:
  *   params.ts      run-time parameters: SET/SHOW/RESET, ParameterStatus
  *   statements.ts  a query string → statements, sorted into session commands and engine queries
  *   auth.ts        SCRAM-SHA-256 and md5 verifiers and exchanges, AuthConfig
  *   session.ts     one connection: startup, TLS, auth, simple and extended query protocols
  *   transaction.ts a transaction block: savepoints and pinned snapshots
- *   cursor.ts      DECLARE/FETCH/MOVE over a materialized result
+ *   cursor.ts      DECLARE/FETCH/MOVE over a materialized or streamed result
  *   copy.ts        COPY FROM STDIN / TO STDOUT in text and CSV
+ *   catalog.ts     the catalog queries of IMPORT FOREIGN SCHEMA
  *   server.ts      listening, connection limits, shutdown
  *   listen.ts      `--listen host:port`
- *   errors.ts      this layer's SQLSTATEs and messages
  */
-export { startServer, isLoopback, type ServerOptions, type RunningServer, type TlsConfig, type WireLog } from './server.js';
-export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, parseScramVerifier, isMd5Verifier, scramStoredKey, SCRAM_ITERATIONS, type AuthConfig, type AuthMethod } from './auth.js';
-export { parseListen, formatListen, DEFAULT_LISTEN, DEFAULT_HOST, DEFAULT_PORT, type ListenAddress } from './listen.js';
-export { SERVER_VERSION } from './params.js';
+export { startServer, isLoopback, type ServerOptions, type RunningServer, type TlsConfig, type WireLog } from './session/server.js';
+export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, type AuthConfig, type AuthMethod } from './session/auth.js';
+export { parseListen, formatListen, DEFAULT_LISTEN, DEFAULT_HOST, DEFAULT_PORT, type ListenAddress } from './session/listen.js';
+export { SERVER_VERSION } from './session/params.js';

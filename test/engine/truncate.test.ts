@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
-import { Transaction } from '../../src/pgwire/transaction.js';
+import { Transaction } from '../../src/pgwire/session/transaction.js';
 import { MemStore } from '../support/memstore.js';
 
 async function setup(): Promise<Database> {

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
-import { Transaction } from '../../src/pgwire/transaction.js';
+import { Transaction } from '../../src/pgwire/session/transaction.js';
 import { formatCtid } from '../../src/scan/index.js';
 import { isPaxdError } from '../../src/types/index.js';
 import { MemStore } from '../support/memstore.js';

@@ -1,9 +1,9 @@
 /** The backend writers, byte for byte, and PostgreSQL's type OIDs and typmods. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as be from '../../src/pgwire/backend.js';
-import { TX_STATUS } from '../../src/pgwire/constants.js';
-import { typeOid, typmodOf } from '../../src/pgwire/oids.js';
+import * as be from '../../src/pgwire/codec/backend.js';
+import { TX_STATUS } from '../../src/pgwire/codec/constants.js';
+import { typeOid, typmodOf } from '../../src/pgwire/codec/oids.js';
 import { TYPE_IDS, type PgType } from '../../src/types/index.js';
 import { dataRowOf, errorFieldsOf, splitReplies } from './client.js';
 

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
-import { decodeBinary, decodeNumeric, encodeBinary, encodeNumeric } from '../../src/pgwire/binary.js';
+import { decodeBinary, decodeNumeric, encodeBinary, encodeNumeric } from '../../src/pgwire/codec/binary.js';
 import { columnOf, parseText, type PgType } from '../../src/types/index.js';
 import { tempDir } from '../support/tmp.js';
 import { dataRowOf, errorFieldsOf, fe, msg, RawClient, splitReplies } from './client.js';

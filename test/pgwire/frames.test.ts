@@ -5,8 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FrameReader, type Frame } from '../../src/pgwire/frames.js';
-import { parseBind, parseExecute, parseParse, parseQuery, parseStartup, parseTarget } from '../../src/pgwire/frontend.js';
+import { FrameReader, type Frame } from '../../src/pgwire/codec/frames.js';
+import { parseBind, parseExecute, parseParse, parseQuery, parseStartup, parseTarget } from '../../src/pgwire/codec/frontend.js';
 import { fe, msg, startupPacket } from './client.js';
 
 const SESSION = Buffer.concat([

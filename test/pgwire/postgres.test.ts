@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
-import { decodeBinary, encodeBinary } from '../../src/pgwire/binary.js';
+import { decodeBinary, encodeBinary } from '../../src/pgwire/codec/binary.js';
 import { columnOf, parseText, type PgType } from '../../src/types/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';

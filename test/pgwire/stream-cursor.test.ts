@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { query, scanPlanOf } from '../../src/engine/index.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
-import { RowEncoder, type Segment } from '../../src/pgwire/row-encoder.js';
+import { RowEncoder, type Segment } from '../../src/pgwire/codec/row-encoder.js';
 import { columnOf, formatText, getValue, TYPE_IDS, type Batch, type Column, type PgType } from '../../src/types/index.js';
 import { Rng, randomType, randomValue, testSeed } from '../support/random.js';
 import { tempDir } from '../support/tmp.js';

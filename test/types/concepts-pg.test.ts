@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { query, textRows } from '../../src/engine/index.js';
 import { ingestFiles } from '../../src/table/ingest.js';
-import { RowEncoder } from '../../src/pgwire/row-encoder.js';
+import { RowEncoder } from '../../src/pgwire/codec/row-encoder.js';
 import { tableStats } from '../../src/table/stats-report.js';
 import { PaxdError, UNIX_EPOCH_JD, columnOf, date2j, formatText, parseText, type PgType, type Value } from '../../src/types/index.js';
 import { UNIT_NAMES, SPECIAL_UNIT_NAMES } from '../../src/types/datetime.js';

@@ -9,10 +9,10 @@
  * COPY FROM goes into one sink and commits once: a bad row fails the whole COPY and nothing
  * is committed. Errors carry PostgreSQL's CONTEXT line, `COPY t, line 3, column x: "12x"`.
  */
-import type { Table } from '../table/index.js';
-import { PaxdError, SQLSTATE, columnOf, notNullViolation, undefinedColumn, parseText, type Field, type PgType, type Value } from '../types/index.js';
+import type { Table } from '../../table/index.js';
+import { PaxdError, SQLSTATE, columnOf, notNullViolation, undefinedColumn, parseText, type Field, type PgType, type Value } from '../../types/index.js';
 import type { CopyOptionsSpec } from './statements.js';
-import { decodeBinary, encodeBinary } from './binary.js';
+import { decodeBinary, encodeBinary } from '../codec/binary.js';
 
 export interface CopyFormat {
   /** PostgreSQL's binary COPY format (./binary.ts for each value). */

@@ -21,12 +21,12 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
-import type { Database } from '../table/index.js';
-import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../engine/index.js';
-import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable, featureNotSupported } from '../types/index.js';
-import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from './constants.js';
-import { FrameReader, type Frame } from './frames.js';
-import * as be from './backend.js';
+import type { Database } from '../../table/index.js';
+import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../../engine/index.js';
+import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable, featureNotSupported } from '../../types/index.js';
+import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from '../codec/constants.js';
+import { FrameReader, type Frame } from '../codec/frames.js';
+import * as be from '../codec/backend.js';
 import {
   parseBind,
   parseEmpty,
@@ -38,7 +38,7 @@ import {
   parseStartup,
   parseTarget,
   type BindMessage,
-} from './frontend.js';
+} from '../codec/frontend.js';
 import {
   adminShutdown,
   bindParameterCount,
@@ -61,19 +61,19 @@ import {
   unknownStatement,
   unsupportedProtocol,
   writeInTransactionBlock,
-} from './errors.js';
+} from '../codec/errors.js';
 import { SessionParams, type ParamChange } from './params.js';
 import { splitCached, splitStatements, type Statement, type TransactionVerb } from './statements.js';
 import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
 import { Cursor, StreamCursor } from './cursor.js';
-import { Slab } from './row-encoder.js';
+import { Slab } from '../codec/row-encoder.js';
 import { binaryHeader, binaryRow, binaryTrailer, CopyError, type CopyLoad, copyFormat, formatRow } from './copy.js';
 import { openCopyLoad } from './copy-in.js';
 import { sessionDatabase, Transaction, writeSetTable } from './transaction.js';
 import { catalogQuery } from './catalog.js';
 import type { WireLog } from './server.js';
-import { decodeBinary, encodeBinary } from './binary.js';
-import { typeOfOid, typeOid } from './oids.js';
+import { decodeBinary, encodeBinary } from '../codec/binary.js';
+import { typeOfOid, typeOid } from '../codec/oids.js';
 
 export interface SessionContext {
   readonly db: Database;

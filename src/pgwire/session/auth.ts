@@ -23,8 +23,8 @@
  */
 import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { PaxdError, SQLSTATE } from '../types/index.js';
-import { protocolViolation } from './errors.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
+import { protocolViolation } from '../codec/errors.js';
 
 export type AuthMethod = 'scram-sha-256' | 'md5' | 'trust';
 

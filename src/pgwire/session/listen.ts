@@ -7,7 +7,7 @@
  *   formatListen('::1', 5433)       // '[::1]:5433'
  */
 import { isIPv6 } from 'node:net';
-import { usage } from '../types/index.js';
+import { usage } from '../../types/index.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7432;

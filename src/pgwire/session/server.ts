@@ -11,11 +11,11 @@
 import { createServer, isIPv4, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { randomInt } from 'node:crypto';
-import type { Database } from '../table/index.js';
-import { LIMITS } from './constants.js';
-import { tooManyConnections, trustNotLoopback } from './errors.js';
+import type { Database } from '../../table/index.js';
+import { LIMITS } from '../codec/constants.js';
+import { tooManyConnections, trustNotLoopback } from '../codec/errors.js';
 import { DEFAULT_HOST, DEFAULT_PORT, formatListen } from './listen.js';
-import { ioError, PaxdError, SQLSTATE } from '../types/index.js';
+import { ioError, PaxdError, SQLSTATE } from '../../types/index.js';
 import { Session } from './session.js';
 import { checkAuthConfig, type AuthConfig } from './auth.js';
 

@@ -17,12 +17,12 @@
  *   c.fetch('forward', 2)    // rows 1 and 2; c.position === 2
  *   c.fetch('backward', 1)   // row 1
  */
-import { PaxdError, unreachable, SQLSTATE } from '../types/index.js';
-import type { ResultField, ScanCursorPlan } from '../engine/index.js';
-import type { BatchReader } from '../scan/index.js';
-import type { Batch, Value } from '../types/index.js';
+import { PaxdError, unreachable, SQLSTATE } from '../../types/index.js';
+import type { ResultField, ScanCursorPlan } from '../../engine/index.js';
+import type { BatchReader } from '../../scan/index.js';
+import type { Batch, Value } from '../../types/index.js';
 import { FETCH_ALL, type FetchDirection } from './statements.js';
-import { RowEncoder, type Segment } from './row-encoder.js';
+import { RowEncoder, type Segment } from '../codec/row-encoder.js';
 
 export interface CursorOptions {
   /** SCROLL (true), NO SCROLL (false) or neither (null: paxd's cursors can scroll). */

@@ -22,10 +22,10 @@
  *   await query(tx.db, 'SELECT count(*) FROM t');   // the same snapshot plus the row inserted
  *   await tx.commit();                              // one new snapshot of t
  */
-import { WriteSet, type WriteMark, Table, type Database } from '../table/index.js';
-import type { TableSink } from '../table/index.js';
-import { type Batch, type Value, getValue } from '../types/index.js';
-import { unknownSavepoint } from './errors.js';
+import { WriteSet, type WriteMark, Table, type Database } from '../../table/index.js';
+import type { TableSink } from '../../table/index.js';
+import { type Batch, type Value, getValue } from '../../types/index.js';
+import { unknownSavepoint } from '../codec/errors.js';
 
 /** A write set's state before its first write. */
 const EMPTY_MARK: WriteMark = Object.freeze({ seq: 0, staged: 0, buffered: 0, log: 0 });

@@ -26,7 +26,7 @@
  * refuses any other TimeZone), hence the constant "+00".
  */
 import { endianness } from 'node:os';
-import { type Batch, type Column, type PgType, type Value, DATEVAL_NOBEGIN, DATEVAL_NOEND, UUID_TEXT_LENGTH, byteaTextLength, dateTextLength, digitCount, formatText, getValue, putDigits, timestampTextLength, unreachable, writeByteaText, writeDateText, writeTimestampText, writeUuidText, Kind, kindOf as typeKind } from '../types/index.js';
+import { type Batch, type Column, type PgType, type Value, DATEVAL_NOBEGIN, DATEVAL_NOEND, UUID_TEXT_LENGTH, byteaTextLength, dateTextLength, digitCount, formatText, getValue, putDigits, timestampTextLength, unreachable, writeByteaText, writeDateText, writeTimestampText, writeUuidText, Kind, kindOf as typeKind } from '../../types/index.js';
 import { BACKEND } from './constants.js';
 
 /** One output column: the batch column it prints (-1: always NULL) and that column's stored type. */

@@ -7,7 +7,7 @@
  *   typmodOf({ id: 'varchar', length: 10 })                 // 14
  *   typmodOf({ id: 'numeric', precision: 12, scale: 2 })    // (12 << 16 | 2) + 4 = 786438
  */
-import type { PgType, TypeId } from '../types/index.js';
+import type { PgType, TypeId } from '../../types/index.js';
 
 export const TYPE_OID: Readonly<Record<TypeId, number>> = {
   int2: 21,

@@ -20,9 +20,9 @@ import {
   STATEMENT_TIMEOUT,
   WORK_MEM,
   type UnitSetting,
-} from '../types/index.js';
-import { invalidParameterValue, unknownParameter } from './errors.js';
-import { DEFAULT_WORK_MEM } from '../engine/index.js';
+} from '../../types/index.js';
+import { invalidParameterValue, unknownParameter } from '../codec/errors.js';
+import { DEFAULT_WORK_MEM } from '../../engine/index.js';
 
 interface ParamSpec {
   /** PostgreSQL's spelling, the one ParameterStatus and SHOW use. */

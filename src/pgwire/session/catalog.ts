@@ -18,9 +18,9 @@
  * string columns carry collation "C" (src/types/foreign.ts, the same mapping `paxd mirror`
  * declares), so an imported table equals a mirrored one.
  */
-import type { Database } from '../table/index.js';
-import { type QueryResult, type ResultField, type AstFields, type AstNode, fieldsOf, kindOf, str } from '../engine/index.js';
-import { type Value, foreignColumn, unreachable } from '../types/index.js';
+import type { Database } from '../../table/index.js';
+import { type QueryResult, type ResultField, type AstFields, type AstNode, fieldsOf, kindOf, str } from '../../engine/index.js';
+import { type Value, foreignColumn, unreachable } from '../../types/index.js';
 // Only the type mapping, not the mirror's PostgreSQL client.
 
 /** The schemas paxd has. */

@@ -9,8 +9,8 @@
  *   // [{ kind: 'set', name: 'datestyle', value: 'ISO', text: 'SET datestyle = ISO', offset: 0 },
  *   //  { kind: 'engine', node: 'SelectStmt', ast: { SelectStmt: … }, text: ' SELECT 1', offset: 20 }]
  */
-import { type AstNode, parseStatements } from '../engine/index.js';
-import { featureNotSupported } from '../types/index.js';
+import { type AstNode, parseStatements } from '../../engine/index.js';
+import { featureNotSupported } from '../../types/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: libpg-query's JSON parse tree comes without types
 type Json = { readonly [k: string]: any };

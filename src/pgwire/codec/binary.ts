@@ -13,7 +13,7 @@
  *   interval: int64 microseconds, int32 days, int32 months
  *   jsonb:    int8 version (1), then the text
  */
-import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable, SQLSTATE } from '../types/index.js';
+import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable, SQLSTATE } from '../../types/index.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
 const EPOCH_DAYS = 10957;

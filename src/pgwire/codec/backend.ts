@@ -10,7 +10,7 @@
  */
 import { ACCEPT_SSL, AUTH, BACKEND, ERROR_FIELD, FORMAT, REFUSE_ENCRYPTION, type TxStatus } from './constants.js';
 import { TYPE_SIZE, typeOid, typmodOf } from './oids.js';
-import type { PgType } from '../types/index.js';
+import type { PgType } from '../../types/index.js';
 
 /** A message of `bodySize` bytes with its header written; the caller fills from offset 5. */
 function message(code: number, bodySize: number): Buffer {

@@ -19,9 +19,9 @@
  *   const load = openCopyLoad(table, null, copyFormat({ format: 'csv' }));
  *   await load.push(chunk) …; const rows = await load.finish();   // or load.abort()
  */
-import type { Table } from '../table/index.js';
-import { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from '../insert/readers.js';
-import { PaxdError, SQLSTATE, undefinedColumn } from '../types/index.js';
+import type { Table } from '../../table/index.js';
+import { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from '../../insert/readers.js';
+import { PaxdError, SQLSTATE, undefinedColumn } from '../../types/index.js';
 import { BinaryCopyLoad, CopyError, copyColumns, type CopyFormat, type CopyLoad } from './copy.js';
 
 /** The load for a COPY FROM STDIN in `format` (binary: ./copy.ts). */

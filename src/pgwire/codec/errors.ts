@@ -3,7 +3,7 @@
  * PostgreSQL's SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html) and the
  * wording PostgreSQL's backend uses, so clients that match on either keep working.
  */
-import { PaxdError, SQLSTATE } from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
 
 /** Errors after which the byte stream cannot be trusted: the session ends with FATAL. */
 const FATAL_ERRORS = new WeakSet<Error>();
@@ -21,7 +21,7 @@ export function protocolViolation(message: string): PaxdError {
 }
 
 /** 08P01 as an ERROR (the session goes on): Bind with the wrong number of parameters. */
-export { bindParameterCount } from '../types/index.js';
+export { bindParameterCount } from '../../types/index.js';
 
 /** A declared length outside what the message kind allows: `invalid message length 4000000000 for message type 'Q' (at most 1024)`. */
 export function invalidLength(what: string, length: number, min: number, max: number): PaxdError {
