@@ -178,7 +178,7 @@ export class Database {
 
   /**
    * The writes to `name` of the transaction block this view of the database belongs to
-   * (src/pgwire/transaction.ts overrides this); null outside a transaction block, where a
+   * (src/pgwire/session/transaction.ts overrides this); null outside a transaction block, where a
    * statement commits its own writes (src/engine/statements/target.ts).
    */
   async writeSet(name: string): Promise<WriteSet | null> {

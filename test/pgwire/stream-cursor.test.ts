@@ -1,6 +1,6 @@
 /**
- * Streaming cursors (src/pgwire/cursor.ts StreamCursor, src/engine/stream.ts) and the DataRow
- * encoder (src/pgwire/row-encoder.ts): every byte a streaming cursor sends must be the byte
+ * Streaming cursors (src/pgwire/session/cursor.ts StreamCursor, src/engine/stream.ts) and the DataRow
+ * encoder (src/pgwire/codec/row-encoder.ts): every byte a streaming cursor sends must be the byte
  * the materialized path sends for the same statement — over every stored type, NULLs,
  * deleted rows, both layouts, pushed predicates and postgres_fdw's extended-protocol DECLARE
  * — and FETCH/MOVE/CLOSE keep PostgreSQL's semantics.

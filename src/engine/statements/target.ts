@@ -1,6 +1,6 @@
 /**
  * The table a write statement changes (docs/WIRE.md "Transactions"), and where its changes go: the transaction
- * block's write set of the table (src/pgwire/transaction.ts; committed at COMMIT), or, for a
+ * block's write set of the table (src/pgwire/session/transaction.ts; committed at COMMIT), or, for a
  * statement on its own, a write set of its own that the statement commits as one snapshot.
  * An autocommit statement that loses to a concurrent commit deleting one of its rows (40001
  * at commit) is run again from scratch on the latest snapshot, as PostgreSQL's READ COMMITTED
