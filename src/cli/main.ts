@@ -9,7 +9,7 @@
  * usage, 70 for an internal error; `PAXD_DEBUG=1` adds its stack).
  */
 import { Command, CommanderError } from 'commander';
-import { PaxdError } from '../types/index.js';
+import { PaxdError } from '../types/errors.js';
 import type { Io } from './options.js';
 
 /** A command's module: it adds its options and action to the command the table made. */

@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import { DEFAULT_DATA } from '../storage/index.js';
-import { PaxdError, SQLSTATE, parseSetting, type UnitSetting } from '../types/index.js';
+import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { parseSetting, type UnitSetting } from '../types/units.js';
 
 /** Where a command prints its results (tests capture it). */
 export interface Io {
