@@ -1,6 +1,6 @@
 /**
  * HTTP Basic authentication against the wire server's verifiers (one users source: `--users`,
- * the config file's `users`, PAXD_USERS; see serveAuthConfig in src/pgwire/auth.ts). A SCRAM
+ * the config file's `users`, PAXD_USERS; see serveAuthConfig in src/pgwire/session/auth.ts). A SCRAM
  * verifier is PostgreSQL's `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (RFC 5802,
  * RFC 7677); a password matches when
  *
