@@ -14,4 +14,3 @@ export { openInput } from './input.js';
 export { formatOf, openFormat, type Format, type Reject } from './formats.js';
 export { inferSchema } from './infer.js';
 export { RejectsFile } from './rejects.js';
-export { readCsv, type CsvReader, type CsvRowError } from './csv/index.js';

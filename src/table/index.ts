@@ -8,6 +8,8 @@
  *   delete.ts       table.delete(where): delete vectors through the commit loop
  *   compact.ts      table.compact(): files with deletes and small files rewritten
  *   check.ts        paxd check: every checksum and segment EOF verified
+ *   copy-from.ts    openCopyFrom: COPY FROM STDIN's load (byte chunks in text or CSV → the
+ *                   CSV reader → one sink, committed once)
  *   ingest.ts       ingestFiles: input files → one commit, with rejects and accounting; a
  *                   second entry point, imported from its file: it loads the input readers
  *                   (src/insert/readers.ts) and apache-arrow
@@ -21,4 +23,7 @@ export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from '.
 export { deleteRows, type DeleteResult } from './delete.js';
 export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 export { checkTable, type CheckResult, type CheckProblem } from './check.js';
+export { openCopyFrom, type CopyFrom, type CopyFromOptions } from './copy-from.js';
+/** The bad row a COPY load's placeError places (src/insert/csv/options.ts). */
+export type { CsvRowError } from '../insert/index.js';
 export { tableStats, type StatsReport, type ColumnReport, type GroupReport, type FileReport } from './stats-report.js';
