@@ -40,7 +40,7 @@ export function missingData(column: string): PaxdError {
   return badFormat(`missing data for column "${column}"`);
 }
 
-export { notNullViolation } from '../../types/errors.js';
+export { notNullViolation } from '../../types/index.js';
 
 /** A header name (or FORCE_* column) the table does not have. */
 export function undefinedColumn(column: string, table: string): PaxdError {
