@@ -37,7 +37,8 @@ import { ColumnBuilder } from './builder.js';
 import type { Column, Value, Values } from './column.js';
 import { PaxdError, SQLSTATE, unsupported, unreachable } from './errors.js';
 import { formatDecimal, formatFloat4, formatFloat8, parseText } from './text-io.js';
-import { type PgType, isDecimal128, pgDisplayName, physicalOf } from './type.js';
+import { type PgType, isDecimal128, pgDisplayName } from './type.js';
+import { physicalOf } from './kind.js';
 import { checkUtf8Values } from './utf8.js';
 import { intervalNotStorable } from './interval.js';
 

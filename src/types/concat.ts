@@ -4,7 +4,8 @@
  * byte-aligned). Used by sinks to assemble a row group from the batches written to them.
  */
 import { type Column, type Values, popcount } from './column.js';
-import { type PgType, physicalOf, byteWidth } from './type.js';
+import { type PgType, byteWidth } from './type.js';
+import { physicalOf } from './kind.js';
 
 export interface ColumnRange {
   readonly column: Column;

@@ -6,7 +6,7 @@
  */
 export * from './errors.js';
 export * from './type.js';
-export { Kind, PHYSICAL, kindOf } from './kind.js';
+export { Kind, PHYSICAL, kindOf, physicalOf } from './kind.js';
 export * from './column.js';
 export { ColumnBuilder, columnOf, getValue } from './builder.js';
 export { parseText, formatText, formatFloat4, formatFloat8 } from './text-io.js';

@@ -100,3 +100,8 @@ export function kindOf(t: PgType): Kind {
       return unreachable(t.id);
   }
 }
+
+/** The layout of a type's values: the PHYSICAL of its kind. */
+export function physicalOf(t: PgType): Physical {
+  return PHYSICAL[kindOf(t)];
+}

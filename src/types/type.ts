@@ -21,8 +21,6 @@
  */
 import { unreachable } from './errors.js';
 
-import { PHYSICAL, kindOf } from './kind.js';
-
 export type TypeId =
   | 'int2'
   | 'int4'
@@ -70,11 +68,6 @@ export type Physical =
   | 'bit' // bit-packed booleans
   | 'var' // int32 offsets + bytes
   | 'fixed16'; // 16 bytes per value (decimal128, uuid)
-
-/** The layout of a type's values: ./kind.ts PHYSICAL of its kind. */
-export function physicalOf(t: PgType): Physical {
-  return PHYSICAL[kindOf(t)];
-}
 
 /** numeric(p,s) with p <= 38 is stored as decimal128; unconstrained numeric as text. */
 export function isDecimal128(t: PgType): boolean {

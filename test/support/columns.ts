@@ -2,7 +2,8 @@
 import type { Batch, Column } from '../../src/types/column.js';
 import { isValid } from '../../src/types/column.js';
 import { concatRanges, type ColumnRange } from '../../src/types/concat.js';
-import { physicalOf, byteWidth, type Field } from '../../src/types/type.js';
+import { byteWidth, type Field } from '../../src/types/type.js';
+import { physicalOf } from '../../src/types/kind.js';
 import type { BatchReader } from '../../src/scan/reader.js';
 
 /** Drains a reader into one column per field (selections applied). */

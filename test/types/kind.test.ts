@@ -5,8 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Kind, PHYSICAL, kindOf } from '../../src/types/kind.js';
-import { TYPE_IDS, byteWidth, physicalOf, type PgType } from '../../src/types/type.js';
+import { Kind, PHYSICAL, kindOf, physicalOf } from '../../src/types/kind.js';
+import { TYPE_IDS, byteWidth, type PgType } from '../../src/types/type.js';
 import { columnOf } from '../../src/types/builder.js';
 import { Rng, randomValue, testSeed } from '../support/random.js';
 
