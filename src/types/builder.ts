@@ -16,7 +16,7 @@
 import type { Column, Value, Values } from './column.js';
 import { popcount } from './column.js';
 import { unreachable } from './errors.js';
-import { type PgType, type Physical } from './type.js';
+import type { PgType, Physical } from './type.js';
 import { physicalOf } from './kind.js';
 
 export class ColumnBuilder {

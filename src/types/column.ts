@@ -11,7 +11,7 @@
  *
  * A NULL slot's value bytes are unspecified (zero when paxd writes them).
  */
-import { type PgType, type Physical } from './type.js';
+import type { PgType, Physical } from './type.js';
 import { physicalOf } from './kind.js';
 
 export type Values = Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array | Uint8Array;
