@@ -1078,11 +1078,11 @@ export class Session {
     if (m.target === 'portal') {
       const portal = this.portals.get(m.name);
       if (portal === undefined) {
-        // A cursor DECLAREd by name is a portal of that name (psycopg's named cursors describe it).
+        // A cursor DECLAREd by name is a portal of that name (psycopg's named cursors describe it);
+        // it has no result formats, so PostgreSQL answers text, even for a BINARY cursor.
         const c = this.cursors.get(m.name);
         if (c === undefined) throw unknownPortal(m.name);
-        const format = c.binary ? FORMAT.binary : FORMAT.text;
-        this.send(be.rowDescription(c.fields.map((f) => ({ ...f, format }))));
+        this.send(be.rowDescription(c.fields));
         return;
       }
       const stmt = portal.prepared.statement;
@@ -1142,8 +1142,9 @@ export class Session {
   }
 
   /**
-   * Execute of a DECLAREd cursor's portal: FETCH FORWARD maxRows (all when 0), in the cursor's
-   * format; PortalSuspended while rows may remain, as PostgreSQL's PortalRun does.
+   * Execute of a DECLAREd cursor's portal: FETCH FORWARD maxRows (all when 0), in text (the
+   * portal has no result formats: PostgreSQL's answer, BINARY cursor or not); PortalSuspended
+   * when maxRows rows came, as PostgreSQL's PortalRun does.
    */
   private async executeCursor(name: string, maxRows: number): Promise<void> {
     const c = this.cursors.get(name)!;
@@ -1152,7 +1153,7 @@ export class Session {
       c instanceof StreamCursor
         ? ((await this.guarded((signal) => c.fetch('forward', count, false, () => signal.throwIfAborted()))) as (readonly Value[])[])
         : c.fetch('forward', count);
-    const fmt = c.fields.map(() => (c.binary ? FORMAT.binary : FORMAT.text));
+    const fmt = c.fields.map(() => FORMAT.text);
     for (const row of rows) {
       this.send(be.dataRow(encodeRow(c.fields, row, fmt)));
       if (this.outBytes === 0) await this.pace();
