@@ -23,7 +23,10 @@ test.before(async () => {
   pg = await startPostgres();
   db = await Database.open(tempDir());
   srv = await startServer({ db, host: '127.0.0.1', port: 0, auth: { method: 'trust' } });
-  const rows = Array.from({ length: 25 }, (_, i) => `(${i + 1}, ${i % 4 === 0 ? 'NULL' : `'v${i + 1}'`}, ${(i + 1) * 1.25}, '2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00+00')`);
+  const rows = Array.from(
+    { length: 25 },
+    (_, i) => `(${i + 1}, ${i % 4 === 0 ? 'NULL' : `'v${i + 1}'`}, ${(i + 1) * 1.25}, '2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00+00')`,
+  );
   const setup = [
     'CREATE TABLE cp (id int4 NOT NULL, v text, n numeric, at timestamptz)',
     `INSERT INTO cp VALUES (0, 'zero', 0.5, '2024-01-01 00:00:00+00'), ${rows.join(', ')}`,
@@ -33,7 +36,10 @@ test.before(async () => {
   for (const sql of setup) {
     for (const c of [mine, theirs]) {
       const r = await c.query(sql);
-      assert.not.ok(r.some((x) => x.code === 'E'), `${sql}: ${r.map((x) => (x.code === 'E' ? errorFieldsOf(x.body).M : '')).join('')}`);
+      assert.not.ok(
+        r.some((x) => x.code === 'E'),
+        `${sql}: ${r.map((x) => (x.code === 'E' ? errorFieldsOf(x.body).M : '')).join('')}`,
+      );
     }
   }
   mine.end();

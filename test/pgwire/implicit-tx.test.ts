@@ -96,19 +96,19 @@ test('UPDATE and DELETE in a failing string are undone; the string reads its own
     "(1, 'a'), (2, 'b'), (3, 'c')",
   );
   assert.equal(step, ['C UPDATE 1', 'C DELETE 1', 'C INSERT 0 1', 'T', 'D ["3"]', 'C SELECT 1', 'E 22012 division by zero', 'Z I']);
-  assert.equal(rows.slice(1, 4), ['D ["1","a"]', 'D ["2","b"]', 'D ["3","c"]']);
+  assert.equal(rows?.slice(1, 4), ['D ["1","a"]', 'D ["2","b"]', 'D ["3","c"]']);
 });
 
 test('a string that succeeds commits all its writes', async () => {
   const [step, rows] = await same(["INSERT INTO {t} VALUES (4, 'd'); UPDATE {t} SET v = 'y' WHERE id = 1; DELETE FROM {t} WHERE id = 2"], "(1, 'a'), (2, 'b')");
   assert.equal(step, ['C INSERT 0 1', 'C UPDATE 1', 'C DELETE 1', 'Z I']);
-  assert.equal(rows.slice(1, 3), ['D ["1","y"]', 'D ["4","d"]']);
+  assert.equal(rows?.slice(1, 3), ['D ["1","y"]', 'D ["4","d"]']);
 });
 
 test('COMMIT in the string commits what came before it (with a warning); what follows is a new implicit block', async () => {
   const [step, rows] = await same(["INSERT INTO {t} VALUES (1, 'a'); COMMIT; INSERT INTO {t} VALUES (2, 'b'); SELECT 1/0"]);
   assert.equal(step, ['C INSERT 0 1', 'N 25P01 there is no transaction in progress', 'C COMMIT', 'C INSERT 0 1', 'E 22012 division by zero', 'Z I']);
-  assert.equal(rows.slice(1, 2), ['D ["1","a"]']);
+  assert.equal(rows?.slice(1, 2), ['D ["1","a"]']);
 });
 
 test('ROLLBACK in the string undoes what came before it; what follows commits', async () => {
@@ -118,13 +118,13 @@ test('ROLLBACK in the string undoes what came before it; what follows commits', 
 
 test('BEGIN; … COMMIT; … in one string: the explicit block commits, the error undoes only what follows it', async () => {
   const [step, rows] = await same(["BEGIN; INSERT INTO {t} VALUES (1, 'a'); COMMIT; INSERT INTO {t} VALUES (2, 'b'); SELECT 1/0"]);
-  assert.equal(step.at(-1), 'Z I');
-  assert.equal(rows.slice(1, 3), ['D ["1","a"]', 'C SELECT 1']);
+  assert.equal(step?.at(-1), 'Z I');
+  assert.equal(rows?.slice(1, 3), ['D ["1","a"]', 'C SELECT 1']);
 });
 
 test('an error after BEGIN in the string leaves a failed block (E); ROLLBACK ends it', async () => {
   const [step, rollback, rows] = await same(["BEGIN; INSERT INTO {t} VALUES (1, 'a'); SELECT 1/0; INSERT INTO {t} VALUES (2, 'b')", 'ROLLBACK']);
-  assert.equal(step.at(-1), 'Z E');
+  assert.equal(step?.at(-1), 'Z E');
   assert.equal(rollback, ['C ROLLBACK', 'Z I']);
   assert.equal(rows, ['T', 'C SELECT 0', 'Z I']);
 });
@@ -135,12 +135,12 @@ test('statements before a BEGIN in the string join its block: ROLLBACK undoes th
   assert.equal(rows, ['T', 'C SELECT 0', 'Z I']);
   const [, commit, kept] = await same(["INSERT INTO {t} VALUES (1, 'a'); BEGIN; INSERT INTO {t} VALUES (2, 'b')", 'COMMIT']);
   assert.equal(commit, ['C COMMIT', 'Z I']);
-  assert.equal(kept.slice(1, 4), ['D ["1","a"]', 'D ["2","b"]', 'C SELECT 2']);
+  assert.equal(kept?.slice(1, 4), ['D ["1","a"]', 'D ["2","b"]', 'C SELECT 2']);
 });
 
 test('a string inside a block opened earlier continues it: an error fails the block', async () => {
   const [, step, , rows] = await same(['BEGIN', "INSERT INTO {t} VALUES (1, 'a'); SELECT 1/0", 'COMMIT']);
-  assert.equal(step.at(-1), 'Z E');
+  assert.equal(step?.at(-1), 'Z E');
   assert.equal(rows, ['T', 'C SELECT 0', 'Z I']);
 });
 
