@@ -63,7 +63,7 @@ import {
   writeInTransactionBlock,
 } from '../codec/errors.js';
 import { SessionParams, type ParamChange } from './params.js';
-import { splitCached, splitStatements, type Statement, type TransactionVerb } from './statements.js';
+import { FETCH_ALL, splitCached, splitStatements, type Statement, type TransactionVerb } from './statements.js';
 import { exchangeFor, Md5Exchange, SCRAM_MECHANISM, ScramExchange, verifierOf, type AuthConfig } from './auth.js';
 import { Cursor, StreamCursor } from './cursor.js';
 import { Slab } from '../codec/row-encoder.js';
@@ -152,6 +152,12 @@ const MAX_QUEUED_FRAMES = 256;
 
 const NO_ROWS: Omit<Outcome, 'tag'> = { fields: null, rows: [], messages: [] };
 
+/** Whether a statement of a multi-statement Query may run in its implicit block: neither DDL nor COPY FROM STDIN. */
+function runsInImplicitBlock(stmt: Statement): boolean {
+  if (stmt.kind === 'engine') return TX_STATEMENTS.has(stmt.node);
+  return !(stmt.kind === 'copy' && stmt.direction === 'from');
+}
+
 /** Engine statements a transaction block runs (writes, and COPY FROM, are the transaction's until COMMIT); DDL is refused there. */
 const TX_STATEMENTS: ReadonlySet<string> = new Set(['SelectStmt', 'ExplainStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'TruncateStmt']);
 
@@ -178,6 +184,8 @@ export class Session {
   private readonly portals = new Map<string, Portal>();
   private readonly cursors = new Map<string, Cursor | StreamCursor>();
   private copyIn: CopyIn | null = null;
+  /** `tx` is the implicit transaction block of a multi-statement Query (runStatements), not a BEGIN's. */
+  private implicit = false;
   /** Reported parameters changed since the last ReadyForQuery: PostgreSQL sends ParameterStatus just before it. */
   private readonly changed = new Map<string, string>();
   private startupTimer: NodeJS.Timeout | null;
@@ -558,8 +566,19 @@ export class Session {
     await this.runStatements(stmts);
   }
 
-  /** Runs statements of one Query; a COPY FROM STDIN suspends the rest until its CopyDone. */
+  /**
+   * Runs statements of one Query; a COPY FROM STDIN suspends the rest until its CopyDone.
+   * Several statements outside a transaction block run in an implicit one (PostgreSQL's
+   * "Multiple Statements in a Simple Query"): their writes go to one Transaction, committed at
+   * the end of the string if every statement succeeded and dropped at the first error. A
+   * COMMIT or ROLLBACK in the string ends it (with PostgreSQL's warning) and the statements
+   * after it start another; a BEGIN turns it into a regular block that keeps what the string
+   * wrote before it. A string with DDL or COPY FROM STDIN runs statement by statement, as a
+   * single statement does (docs/WIRE.md "Transactions").
+   */
   private async runStatements(stmts: readonly Statement[]): Promise<void> {
+    const implicit = stmts.length > 1 && stmts.every(runsInImplicitBlock);
+    let failed = false;
     for (let i = 0; i < stmts.length; i++) {
       const stmt = stmts[i]!;
       try {
@@ -568,14 +587,33 @@ export class Session {
           await this.beginCopyIn(stmt, stmts.slice(i + 1));
           return;
         }
+        if (implicit && this.status === TX_STATUS.idle && this.tx === null) this.beginImplicit();
         const o = await this.run(stmt, [], null, true);
         await this.write(o, 0, o.rows.length, true, []);
       } catch (e) {
+        failed = true;
         this.failStatement(e);
         break;
       }
     }
+    await this.endImplicit(failed);
     this.ready();
+  }
+
+  /** An implicit transaction block: a Transaction while the status stays idle (`implicit`). */
+  private beginImplicit(): void {
+    this.tx = new Transaction(this.ctx.db);
+    this.implicit = true;
+  }
+
+  /** The end of a Query's implicit block: its writes commit if no statement failed, else they are dropped. */
+  private async endImplicit(failed: boolean): Promise<void> {
+    if (!this.implicit) return;
+    const tx = this.tx!;
+    this.implicit = false;
+    this.endTransaction(!failed);
+    if (failed) await tx.abort();
+    else await tx.commit().catch((e: unknown) => this.failStatement(e));
   }
 
   /**
@@ -780,7 +818,7 @@ export class Session {
         return { ...NO_ROWS, tag: 'DEALLOCATE' };
       case 'discard':
         if (stmt.what === 'ALL') {
-          if (this.status !== TX_STATUS.idle) throw notInTransactionBlock('DISCARD ALL');
+          if (this.status !== TX_STATUS.idle || this.implicit) throw notInTransactionBlock('DISCARD ALL');
           this.report(settings.resetAll());
           for (const name of [...this.cursors.keys()]) this.dropCursor(name);
           for (const name of [...this.statements.keys()]) if (name !== '') this.statements.delete(name);
@@ -809,13 +847,16 @@ export class Session {
         if (this.status !== TX_STATUS.idle) warn(SQLSTATE.active_sql_transaction, 'there is already a transaction in progress');
         else {
           this.status = TX_STATUS.inTransaction;
-          this.tx = new Transaction(this.ctx.db);
+          // In a Query's implicit block, what the string wrote before BEGIN joins the new block.
+          if (this.implicit) this.implicit = false;
+          else this.tx = new Transaction(this.ctx.db);
         }
         return { ...NO_ROWS, tag, messages };
       case 'commit': {
         if (this.status === TX_STATUS.idle) warn(SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         const failed = this.status === TX_STATUS.failed;
         const tx = this.tx;
+        this.implicit = false;
         this.endTransaction(!failed);
         // The writes become one snapshot per table; a failure (40001) ends the transaction too.
         if (tx !== null) await (failed ? tx.abort() : tx.commit());
@@ -824,18 +865,19 @@ export class Session {
       case 'rollback':
         if (this.status === TX_STATUS.idle) warn(SQLSTATE.no_active_sql_transaction, 'there is no transaction in progress');
         await this.tx?.abort();
+        this.implicit = false;
         this.endTransaction(false);
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
       case 'savepoint':
-        if (this.tx === null) throw onlyInTransactionBlock('SAVEPOINT');
+        if (this.tx === null || this.implicit) throw onlyInTransactionBlock('SAVEPOINT');
         await this.tx.savepoint(savepoint!);
         return { ...NO_ROWS, tag: 'SAVEPOINT', messages };
       case 'release':
-        if (this.tx === null) throw onlyInTransactionBlock('RELEASE SAVEPOINT');
+        if (this.tx === null || this.implicit) throw onlyInTransactionBlock('RELEASE SAVEPOINT');
         this.tx.release(savepoint!);
         return { ...NO_ROWS, tag: 'RELEASE', messages };
       case 'rollback-to': {
-        if (this.tx === null) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
+        if (this.tx === null || this.implicit) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
         const at = await this.tx.rollbackTo(savepoint!);
         // Cursors declared after the savepoint go with it.
         for (const [name, c] of this.cursors) if (c.options.inTransaction && c.options.declaredAt > at) this.dropCursor(name);
@@ -1035,7 +1077,14 @@ export class Session {
     const m = parseTarget('Describe', body);
     if (m.target === 'portal') {
       const portal = this.portals.get(m.name);
-      if (portal === undefined) throw unknownPortal(m.name);
+      if (portal === undefined) {
+        // A cursor DECLAREd by name is a portal of that name (psycopg's named cursors describe it);
+        // it has no result formats, so PostgreSQL answers text, even for a BINARY cursor.
+        const c = this.cursors.get(m.name);
+        if (c === undefined) throw unknownPortal(m.name);
+        this.send(be.rowDescription(c.fields));
+        return;
+      }
       const stmt = portal.prepared.statement;
       let fields: readonly ResultField[] | null;
       let binary = false;
@@ -1063,7 +1112,10 @@ export class Session {
   private async execute(body: Buffer): Promise<void> {
     const m = parseExecute(body);
     const portal = this.portals.get(m.portal);
-    if (portal === undefined) throw unknownPortal(m.portal);
+    if (portal === undefined) {
+      if (this.cursors.has(m.portal)) return this.executeCursor(m.portal, m.maxRows);
+      throw unknownPortal(m.portal);
+    }
     if (portal.prepared.statement === null) {
       this.send(be.emptyQueryResponse());
       return;
@@ -1087,6 +1139,27 @@ export class Session {
     // As PostgreSQL's PortalRun: a SELECT's tag counts the rows of this Execute only.
     const tag = o.tag.startsWith('SELECT ') ? `SELECT ${end - start}` : o.tag;
     await this.write({ ...o, tag, messages: start === 0 ? o.messages : [] }, start, end, false, formats);
+  }
+
+  /**
+   * Execute of a DECLAREd cursor's portal: FETCH FORWARD maxRows (all when 0), in text (the
+   * portal has no result formats: PostgreSQL's answer, BINARY cursor or not); PortalSuspended
+   * when maxRows rows came, as PostgreSQL's PortalRun does.
+   */
+  private async executeCursor(name: string, maxRows: number): Promise<void> {
+    const c = this.cursors.get(name)!;
+    const count = maxRows === 0 ? FETCH_ALL : maxRows;
+    const rows =
+      c instanceof StreamCursor
+        ? ((await this.guarded((signal) => c.fetch('forward', count, false, () => signal.throwIfAborted()))) as (readonly Value[])[])
+        : c.fetch('forward', count);
+    const fmt = c.fields.map(() => FORMAT.text);
+    for (const row of rows) {
+      this.send(be.dataRow(encodeRow(c.fields, row, fmt)));
+      if (this.outBytes === 0) await this.pace();
+    }
+    if (maxRows > 0 && rows.length === maxRows) this.send(be.portalSuspended());
+    else this.send(be.commandComplete(`SELECT ${rows.length}`));
   }
 
   private closeTarget(body: Buffer): void {
