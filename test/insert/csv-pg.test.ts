@@ -18,7 +18,7 @@ import { parseTypeName } from '../../src/types/parse-type.js';
 import { formatText } from '../../src/types/text-io.js';
 import type { Field } from '../../src/types/type.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
-import { Rng, randomValue, testSeed } from '../support/random.js';
+import { ALL_STORED_TYPES, Rng, randomValue, testSeed } from '../support/random.js';
 import { tempDir } from '../support/tmp.js';
 import { readAll } from './csv-helpers.js';
 
@@ -33,25 +33,7 @@ interface Case {
   fails?: boolean;
 }
 
-const ALL_TYPES: Col[] = [
-  ['i2', 'int2'],
-  ['i4', 'int4'],
-  ['i8', 'int8'],
-  ['f4', 'float4'],
-  ['f8', 'float8'],
-  ['b', 'bool'],
-  ['t', 'text'],
-  ['v', 'varchar(5)'],
-  ['c', 'char(3)'],
-  ['by', 'bytea'],
-  ['d', 'date'],
-  ['ts', 'timestamp'],
-  ['tz', 'timestamptz'],
-  ['n', 'numeric(12,3)'],
-  ['nu', 'numeric'],
-  ['u', 'uuid'],
-  ['j', 'jsonb'],
-];
+const ALL_TYPES: Col[] = ALL_STORED_TYPES.map(([n, t]) => [n, t]);
 
 const ABC: Col[] = [['a', 'int4'], ['b', 'text'], ['c', 'int4']];
 

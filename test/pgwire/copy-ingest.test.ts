@@ -20,7 +20,7 @@ import * as assert from 'uvu/assert';
 import { parseTypeName } from '../../src/types/parse-type.js';
 import { formatText } from '../../src/types/text-io.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
-import { Rng, randomValue, testSeed } from '../support/random.js';
+import { ALL_STORED_TYPES, Rng, randomValue, testSeed } from '../support/random.js';
 import { runCli, spawnTs } from '../support/spawn.js';
 import { tempDir } from '../support/tmp.js';
 import { RawClient, dataRowOf, errorFieldsOf, fe, splitReplies, type Reply } from './client.js';
@@ -268,25 +268,8 @@ async function compareGood(c: GoodCase): Promise<void> {
 
 for (const c of GOOD) test(`COPY FROM STDIN loads what PostgreSQL loads: ${c.name}`, () => compareGood(c));
 
-const ALL_TYPES: Col[] = [
-  ['id', 'int4'],
-  ['i2', 'int2'],
-  ['i8', 'int8'],
-  ['f4', 'float4'],
-  ['f8', 'float8'],
-  ['b', 'bool'],
-  ['t', 'text'],
-  ['v', 'varchar(5)'],
-  ['c', 'char(3)'],
-  ['by', 'bytea'],
-  ['d', 'date'],
-  ['ts', 'timestamp'],
-  ['tz', 'timestamptz'],
-  ['n', 'numeric(12,3)'],
-  ['nu', 'numeric'],
-  ['u', 'uuid'],
-  ['j', 'jsonb'],
-];
+/** Every stored type, with the int4 column first as `id` (the rows' order). */
+const ALL_TYPES: Col[] = [['id', 'int4'], ...ALL_STORED_TYPES.filter(([, t]) => t !== 'int4').map(([n, t]): Col => [n, t])];
 
 /** One value in COPY's text format, escaped in one of the ways PostgreSQL reads. */
 function textEscape(s: string): string {

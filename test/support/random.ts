@@ -85,6 +85,27 @@ export function testSeed(fallback = 0x5eed): number {
 // ---- types ----
 
 /** A random type over every TypeId, with random typmods where the type takes one. */
+/** One column of every stored type, as `[name, SQL type]`, for tests that load all of them. */
+export const ALL_STORED_TYPES: readonly (readonly [name: string, type: string])[] = [
+  ['i2', 'int2'],
+  ['i4', 'int4'],
+  ['i8', 'int8'],
+  ['f4', 'float4'],
+  ['f8', 'float8'],
+  ['b', 'bool'],
+  ['t', 'text'],
+  ['v', 'varchar(5)'],
+  ['c', 'char(3)'],
+  ['by', 'bytea'],
+  ['d', 'date'],
+  ['ts', 'timestamp'],
+  ['tz', 'timestamptz'],
+  ['n', 'numeric(12,3)'],
+  ['nu', 'numeric'],
+  ['u', 'uuid'],
+  ['j', 'jsonb'],
+];
+
 export function randomType(rng: Rng): PgType {
   const id: TypeId = rng.pick(TYPE_IDS);
   switch (id) {
