@@ -1,11 +1,14 @@
 /**
  * The columns of the batch being built, written by index by the field parsers of ./fields.ts
- * (and by ../ndjson.ts), and the fast-path kind of each.
+ * (and by ../ndjson.ts), and the fast path of each.
  */
-import { ColumnBuilder, type Field, intervalNotStorable, unreachable } from '../../types/index.js';
+import { ColumnBuilder, type Field, Kind, intervalNotStorable, kindOf, unreachable } from '../../types/index.js';
 
-/** How the fast paths treat a column (anything without a fast path is Generic: parseText). */
-export const enum Kind {
+/**
+ * How the field parsers treat a column: a fast path per stored kind (../../types/kind.ts), or
+ * Generic (parseText) for the rest.
+ */
+export const enum FastPath {
   Int2,
   Int4,
   Int8,
@@ -22,43 +25,46 @@ export const enum Kind {
   Generic,
 }
 
-export function kindOf(f: Field): Kind {
+/** The fast path of a column, from the one kind table (varchar/bpchar without a length are text). */
+export function fastPathOf(f: Field): FastPath {
   const t = f.type;
-  switch (t.id) {
-    case 'int2':
-      return Kind.Int2;
-    case 'int4':
-      return Kind.Int4;
-    case 'int8':
-      return Kind.Int8;
-    case 'float4':
-      return Kind.Float4;
-    case 'float8':
-      return Kind.Float8;
-    case 'bool':
-      return Kind.Bool;
-    case 'numeric':
-      return t.precision !== undefined && (t.scale ?? 0) >= 0 ? Kind.Decimal : Kind.Generic;
-    case 'date':
-      return Kind.Date;
-    case 'timestamp':
-      return Kind.Timestamp;
-    case 'timestamptz':
-      return Kind.Timestamptz;
-    case 'text':
-      return Kind.Text;
-    case 'varchar':
-      return t.length === undefined ? Kind.Text : Kind.Varchar;
-    case 'bpchar':
-      return t.length === undefined ? Kind.Text : Kind.Bpchar;
-    case 'bytea':
-    case 'uuid':
-    case 'jsonb':
-      return Kind.Generic;
-    case 'interval':
+  const k = kindOf(t);
+  switch (k) {
+    case Kind.Int2:
+      return FastPath.Int2;
+    case Kind.Int4:
+      return FastPath.Int4;
+    case Kind.Int8:
+      return FastPath.Int8;
+    case Kind.Float4:
+      return FastPath.Float4;
+    case Kind.Float8:
+      return FastPath.Float8;
+    case Kind.Bool:
+      return FastPath.Bool;
+    case Kind.Decimal128:
+      return (t.scale ?? 0) >= 0 ? FastPath.Decimal : FastPath.Generic;
+    case Kind.Date:
+      return FastPath.Date;
+    case Kind.Timestamp:
+      return FastPath.Timestamp;
+    case Kind.Timestamptz:
+      return FastPath.Timestamptz;
+    case Kind.Text:
+      return FastPath.Text;
+    case Kind.Varchar:
+      return t.length === undefined ? FastPath.Text : FastPath.Varchar;
+    case Kind.Bpchar:
+      return t.length === undefined ? FastPath.Text : FastPath.Bpchar;
+    case Kind.NumericText:
+    case Kind.Bytea:
+    case Kind.Uuid:
+    case Kind.Jsonb:
+      return FastPath.Generic;
+    case Kind.Interval:
       return intervalNotStorable('kindOf');
     default:
-      return unreachable(t.id);
+      return unreachable(k);
   }
 }
 
@@ -72,13 +78,13 @@ export class ColumnBuffer extends ColumnBuilder {
   readonly index: number;
   /** 1-based position of the column in the input, or 0 when the input lacks it. */
   readonly inputPos: number;
-  readonly kind: Kind;
+  readonly kind: FastPath;
 
   constructor(field: Field, index: number, inputPos: number, capacity: number, dataHint: number) {
     super(field.type, capacity, dataHint);
     this.field = field;
     this.index = index;
     this.inputPos = inputPos;
-    this.kind = kindOf(field);
+    this.kind = fastPathOf(field);
   }
 }

@@ -14,7 +14,7 @@
  * without it (the reader's job), so a bad row never shifts or poisons its neighbours.
  */
 import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap, type Value, PaxdError, unreachable, parseText } from '../../types/index.js';
-import { type ColumnBuffer, Kind } from './columns.js';
+import { type ColumnBuffer, FastPath } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
 
 /** What a field parser needs from the block being parsed. */
@@ -45,31 +45,31 @@ const P10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e
 /** Parses input position p of the block into `col`, rows from `base`; returns the next row index. */
 export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, base: number): number {
   switch (col.kind) {
-    case Kind.Int2:
+    case FastPath.Int2:
       return int2Loop(ctx, col, p, base);
-    case Kind.Int4:
+    case FastPath.Int4:
       return int4Loop(ctx, col, p, base);
-    case Kind.Int8:
+    case FastPath.Int8:
       return int8Loop(ctx, col, p, base);
-    case Kind.Float4:
-    case Kind.Float8:
+    case FastPath.Float4:
+    case FastPath.Float8:
       return floatLoop(ctx, col, p, base);
-    case Kind.Bool:
+    case FastPath.Bool:
       return boolLoop(ctx, col, p, base);
-    case Kind.Decimal:
+    case FastPath.Decimal:
       return decimalLoop(ctx, col, p, base);
-    case Kind.Date:
+    case FastPath.Date:
       return dateLoop(ctx, col, p, base);
-    case Kind.Timestamp:
-    case Kind.Timestamptz:
+    case FastPath.Timestamp:
+    case FastPath.Timestamptz:
       return timestampLoop(ctx, col, p, base);
-    case Kind.Text:
+    case FastPath.Text:
       return textLoop(ctx, col, p, base);
-    case Kind.Varchar:
+    case FastPath.Varchar:
       return varcharLoop(ctx, col, p, base);
-    case Kind.Bpchar:
+    case FastPath.Bpchar:
       return bpcharLoop(ctx, col, p, base);
-    case Kind.Generic:
+    case FastPath.Generic:
       return genericLoop(ctx, col, p, base);
     default:
       return unreachable(col.kind);
@@ -598,7 +598,7 @@ function timestampLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: nu
   const buf = ctx.buf;
   const qbuf = tok.qbuf;
   const words = col.i32!;
-  const withTz = col.kind === Kind.Timestamptz;
+  const withTz = col.kind === FastPath.Timestamptz;
   let o = base;
   for (let r = 0; r < n; r++) {
     if (bad[r] !== 0 && ctx.skip(r, p)) continue;
