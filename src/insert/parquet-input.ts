@@ -32,12 +32,14 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { type Data, type DataType, type RecordBatch, type Schema, Timestamp, TimeUnit, Type, tableFromIPC, makeData } from 'apache-arrow';
+import { open as openFile } from 'node:fs/promises';
+import { type Data, type DataType, type RecordBatch, Schema, Field as ArrowField, Timestamp, TimeUnit, Type, Utf8, tableFromIPC, makeData } from 'apache-arrow';
 import { type Batch, type Column, type Value, ColumnBuilder, concatRanges, type ColumnRange, PaxdError, SQLSTATE, notNullViolation, parseText, type Field, type PgType, pgDisplayName } from '../types/index.js';
 import { columnFromArrow } from '../types/arrow.js';
 import { registerFormat, type FormatOptions, type FormatReader } from './formats.js';
 import type { Input } from './input.js';
 import { matchColumnsByName } from './arrow-input.js';
+import { TAIL_BYTES, asUtf8, footerLength, patchTextColumns, type TextPatch } from './parquet-footer.js';
 
 /** Rows per record batch asked of parquet-wasm within a row group. */
 const BATCH_ROWS = 65536;
@@ -63,7 +65,7 @@ export function readParquetInput(input: Input, fields: readonly Field[], opts: P
         for (const rb of await src.readRowGroup(g)) {
           const first = rowsRead;
           rowsRead += rb.numRows;
-          const out = toBatch(rb, fields, mapping, file, opts.table, first, skip, (row, column, e) => {
+          const out = toBatch(rb, src.textColumns, fields, mapping, file, opts.table, first, skip, (row, column, e) => {
             rowsRejected++;
             opts.onReject({ file, line: row, column, code: e.code, message: e.message });
           });
@@ -111,7 +113,9 @@ function send(msg, bytes) {
 parentPort.on('message', async (m) => {
   try {
     if (m.op === 'open') {
-      const blob = m.path !== null ? await openAsBlob(m.path) : new Blob([m.bytes]);
+      const file = m.path !== null ? await openAsBlob(m.path) : new Blob([m.bytes]);
+      // A patched footer (./parquet-footer.ts): the bytes before the old footer, then the new one.
+      const blob = m.patch !== null ? new Blob([file.slice(0, m.patch.start), m.patch.tail]) : file;
       pf = await pw.ParquetFile.fromFile(blob);
       const ipc = pf.schema().intoIPCStream();
       send({ ok: true, rowGroups: pf.metadata().numRowGroups(), ipc }, ipc);
@@ -139,6 +143,8 @@ export class ParquetSource {
   private failure: PaxdError | null = null;
   schema!: Schema;
   rowGroups = 0;
+  /** Indexes of the file's columns read as binary and relabelled utf8 (./parquet-footer.ts). */
+  textColumns: ReadonlySet<number> = new Set();
 
   private constructor(
     private readonly worker: Worker,
@@ -179,12 +185,23 @@ export class ParquetSource {
         o += c.byteLength;
       }
     }
+    const patch = await textPatch(input.path, bytes);
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { parquetWasm: require.resolve('parquet-wasm') } });
     worker.unref();
     const src = new ParquetSource(worker, input.name);
     try {
-      const r = await src.call({ op: 'open', path: input.path, bytes }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
-      src.schema = tableFromIPC(r.ipc).schema;
+      const r = await src.call({ op: 'open', path: input.path, bytes, patch }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
+      const schema = tableFromIPC(r.ipc).schema;
+      const text = new Set<number>();
+      src.schema = new Schema(
+        schema.fields.map((f, i) => {
+          if (patch === null || !patch.textColumns.has(f.name) || f.type.typeId !== Type.Binary) return f;
+          text.add(i);
+          return new ArrowField(f.name, new Utf8(), f.nullable, f.metadata);
+        }),
+        schema.metadata,
+      );
+      src.textColumns = text;
       src.rowGroups = r.rowGroups!;
     } catch (e) {
       await src.close();
@@ -213,6 +230,30 @@ export class ParquetSource {
       this.pending = { resolve, reject };
       this.worker.postMessage(msg, transfer);
     });
+  }
+}
+
+/** The footer patch of a file (by path, or its bytes), or null: nothing to patch or not a Parquet tail. */
+async function textPatch(path: string | null, bytes: Uint8Array | null): Promise<TextPatch | null> {
+  if (bytes !== null) {
+    if (bytes.length < 12) return null;
+    const len = footerLength(bytes.subarray(bytes.length - TAIL_BYTES));
+    if (len === null || len > bytes.length - 12) return null;
+    return patchTextColumns(bytes.subarray(bytes.length - TAIL_BYTES - len, bytes.length - TAIL_BYTES), bytes.length);
+  }
+  const fh = await openFile(path!, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    if (size < 12) return null;
+    const tail = new Uint8Array(TAIL_BYTES);
+    await fh.read(tail, 0, TAIL_BYTES, size - TAIL_BYTES);
+    const len = footerLength(tail);
+    if (len === null || len > size - 12) return null;
+    const footer = new Uint8Array(len);
+    const { bytesRead } = await fh.read(footer, 0, len, size - TAIL_BYTES - len);
+    return bytesRead === len ? patchTextColumns(footer, size) : null;
+  } finally {
+    await fh.close();
   }
 }
 
@@ -279,9 +320,14 @@ type OnBadRow = (row: number, column: number, e: PaxdError) => void;
  * rows before it. On a bad value: abort mode throws it located at its row and column; skip
  * mode finds every bad row (row by row, the slow path), reports each and loads the rest.
  */
-function toBatch(rb: RecordBatch, fields: readonly Field[], mapping: readonly number[], file: string, table: string, first: number, skip: boolean, onBad: OnBadRow): Batch {
+function toBatch(rb: RecordBatch, text: ReadonlySet<number>, fields: readonly Field[], mapping: readonly number[], file: string, table: string, first: number, skip: boolean, onBad: OnBadRow): Batch {
   const n = rb.numRows;
-  const datas: (Data | null)[] = fields.map((_, c) => (mapping[c]! < 0 ? null : rb.getChildAt(mapping[c]!)!.data[0]!));
+  const datas: (Data | null)[] = fields.map((_, c) => {
+    const i = mapping[c]!;
+    if (i < 0) return null;
+    const d = rb.getChildAt(i)!.data[0]!;
+    return text.has(i) && d.type.typeId === Type.Binary ? asUtf8(d) : d;
+  });
   try {
     const columns = fields.map((f, c) => {
       const col = convertColumn(f, datas[c]!, n);

@@ -1,8 +1,10 @@
 /**
  * A generic Thrift compact-protocol codec, just enough to read a Parquet footer
- * (FileMetaData), patch some fields and write it back (./stitch.ts). Every struct is decoded
- * into a list of fields, keeping fields paxd does not know, so that re-encoding an unpatched
- * footer gives back the same bytes.
+ * (FileMetaData), patch some fields and write it back: Parquet input (./parquet-footer.ts)
+ * and the export's stitcher (src/export/stitch.ts). Every struct is decoded into a list of
+ * fields, keeping fields paxd does not know, so that re-encoding an unpatched footer gives
+ * back the same bytes. Footers come from users' files: every read is bounds-checked and a
+ * malformed one is a ThriftError (or a RangeError from a too-deep nesting), never a hang.
  *
  * Compact protocol (https://github.com/apache/thrift/blob/master/doc/specs/thrift-compact-protocol.md):
  *
