@@ -31,7 +31,7 @@
  * 4–7 removed): its page locations would need rewriting too, and the chunk statistics that
  * readers prune with live in ColumnMetaData.statistics, which is kept.
  */
-import { T, type TList, type TStruct, type TValue, decodeStruct, encodeStruct, field, removeField, setField } from '../insert/index.js';
+import { T, type TList, type TStruct, type TValue, decodeStruct, encodeStruct, field, removeField, setField } from '../types/index.js';
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
 

@@ -7,4 +7,3 @@
  */
 export { readCsv, type CsvOptions, type CsvReader, type CsvRowError } from './csv/index.js';
 export { TableSink, DEFAULT_FILE_BYTES, type SinkOptions, type CommitResult } from './sink.js';
-export { T, ThriftError, decodeStruct, encodeStruct, field, removeField, setField, type TList, type TMap, type TField, type TStruct, type TValue } from './thrift.js';

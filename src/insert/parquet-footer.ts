@@ -20,7 +20,7 @@
  * the file as it always did (22P04).
  */
 import { type Data, Utf8, makeData } from 'apache-arrow';
-import { decodeStruct, encodeStruct, field, removeField, type TList, type TStruct } from './thrift.js';
+import { decodeStruct, encodeStruct, field, removeField, type TList, type TStruct } from '../types/index.js';
 
 /** The last 8 bytes of a Parquet file: footer length (u32 LE) and "PAR1". */
 export const TAIL_BYTES = 8;

@@ -74,3 +74,4 @@ export { concatRanges, type ColumnRange } from './concat.js';
 export { isJsonWs } from './json-scan.js';
 export { foreignColumn } from './foreign.js';
 export { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';
+export { T, ThriftError, decodeStruct, encodeStruct, field, removeField, setField, type TList, type TMap, type TField, type TStruct, type TValue } from './thrift.js';

@@ -1,7 +1,7 @@
 /**
  * A generic Thrift compact-protocol codec, just enough to read a Parquet footer
- * (FileMetaData), patch some fields and write it back: Parquet input (./parquet-footer.ts)
- * and the export's stitcher (src/export/stitch.ts). Every struct is decoded into a list of
+ * (FileMetaData), patch some fields and write it back: Parquet input (src/insert/parquet-footer.ts)
+ * and the export's stitcher (src/export/stitch.ts), so it lives here, below both. Every struct is decoded into a list of
  * fields, keeping fields paxd does not know, so that re-encoding an unpatched footer gives
  * back the same bytes. Footers come from users' files: every read is bounds-checked and a
  * malformed one is a ThriftError (or a RangeError from a too-deep nesting), never a hang.
