@@ -13,7 +13,7 @@
  *            as a constant of that type.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PgType, Value } from '../types/index.js';
+import { type PgType, type Value, stackDepthOf } from '../types/index.js';
 
 /** The default work memory: 256 MB, for each hash table a statement builds. */
 export const DEFAULT_WORK_MEM = 256 * 1024 * 1024;
@@ -29,9 +29,16 @@ export interface StatementContext {
 
 const storage = new AsyncLocalStorage<StatementContext>();
 
-/** Runs `f` with `ctx` as the current statement context. */
-export function withContext<T>(ctx: StatementContext, f: () => Promise<T>): Promise<T> {
-  return storage.run(ctx, f);
+/**
+ * Runs `f` with `ctx` as the current statement context. A statement nested too deep for the
+ * binder's or an operator's recursion fails with 54001, as in PostgreSQL, not XX000.
+ */
+export async function withContext<T>(ctx: StatementContext, f: () => Promise<T>): Promise<T> {
+  try {
+    return await storage.run(ctx, f);
+  } catch (e) {
+    throw stackDepthOf(e);
+  }
 }
 
 /** The current statement's context, or null outside one (then `$n` is 42P02). */

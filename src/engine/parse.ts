@@ -10,6 +10,7 @@
  */
 import { loadModule, parseSync } from 'libpg-query';
 import { syntaxError } from './errors.js';
+import { stackDepthOf } from '../types/index.js';
 
 /** A parse-tree node: `{ SelectStmt: {...} }`, `{ ColumnRef: {...} }`, … */
 export type AstNode = { readonly [kind: string]: AstFields };
@@ -58,6 +59,7 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
   try {
     tree = parseSync(sql) as typeof tree;
   } catch (e) {
+    if (stackDepthOf(e) !== e) throw stackDepthOf(e); // the parse tree's JSON nested too deep for JSON.parse
     const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
     throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : toChar(chars, details.cursorPosition) + 1);
   }
@@ -96,20 +98,26 @@ function toChar(chars: Int32Array | null, byteOffset: number): number {
   return chars === null || byteOffset < 0 ? byteOffset : (chars[Math.min(byteOffset, chars.length - 1)] ?? byteOffset);
 }
 
-/** Freezes every node of a tree, turning its byte locations into character offsets on the way. */
-function freezeTree<T>(n: T, chars: Int32Array | null): T {
-  if (typeof n !== 'object' || n === null) return n;
-  if (Array.isArray(n)) {
-    for (const x of n) freezeTree(x, chars);
-  } else {
-    const o = n as Record<string, unknown>;
-    for (const k in o) {
-      const v = o[k];
-      if (k === 'location' && chars !== null && typeof v === 'number') o[k] = toChar(chars, v);
-      else freezeTree(v, chars);
+/**
+ * Freezes every node of a tree, turning its byte locations into character offsets on the way.
+ * Iterative: a tree thousands of levels deep (2,000 nested coalesce) must not overflow here.
+ */
+function freezeTree<T>(root: T, chars: Int32Array | null): T {
+  const todo: unknown[] = [root];
+  for (let n = todo.pop(); n !== undefined; n = todo.pop()) {
+    if (typeof n !== 'object' || n === null) continue;
+    if (Array.isArray(n)) for (const x of n) todo.push(x);
+    else {
+      const o = n as Record<string, unknown>;
+      for (const k in o) {
+        const v = o[k];
+        if (k === 'location' && chars !== null && typeof v === 'number') o[k] = toChar(chars, v);
+        else todo.push(v);
+      }
     }
+    Object.freeze(n);
   }
-  return Object.freeze(n);
+  return root;
 }
 
 /** The one kind of a node: `kindOf({ ColumnRef: … })` is 'ColumnRef'. */

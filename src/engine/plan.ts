@@ -123,7 +123,7 @@ export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | nul
     case 'or': {
       const args = e.args.map((a) => toPredicate(a, columns));
       if (args.some((a) => a === null)) return null;
-      return e.kind === 'and' ? P.and(...(args as Predicate[])) : P.or(...(args as Predicate[]));
+      return e.kind === 'and' ? P.all(args as Predicate[]) : P.any(args as Predicate[]);
     }
     case 'not': {
       const a = toPredicate(e.arg, columns);

@@ -89,12 +89,91 @@ class Generator {
       case 'and':
       case 'or': {
         this.shape.push(`${n.kind}(`);
-        const parts = n.args.map((a) => this.node(a));
+        const parts = [...this.memberships(n.kind, n.args), ...this.rest(n.kind, n.args).map((a) => this.node(a))];
         this.shape.push(')');
         return `(${parts.join(n.kind === 'and' ? ' && ' : ' || ')})`;
       }
       case 'cmp':
         return `(${this.valid(n.slot)} && ${this.cmp(n.slot, this.bp.fields[n.slot]!.type, n.op, n.value)})`;
+    }
+  }
+
+  /**
+   * A long IN list (an OR of `=` on one column; NOT IN: an AND of `<>`) as one membership test
+   * per column instead of one comparison per value: 100,000 values would otherwise be a
+   * function V8 takes seconds to compile, and as many comparisons per row.
+   */
+  private memberships(kind: 'and' | 'or', args: readonly Node[]): string[] {
+    const out: string[] = [];
+    for (const [slot, values] of listsOf(kind, args)) {
+      const t = this.bp.fields[slot]!.type;
+      const p = physicalOf(t);
+      const test = this.member(slot, t, p, values);
+      out.push(`(${this.valid(slot)} && ${kind === 'or' ? '' : '!'}${test})`);
+    }
+    return out;
+  }
+
+  /** The operands `memberships` does not take. */
+  private rest(kind: 'and' | 'or', args: readonly Node[]): readonly Node[] {
+    const lists = listsOf(kind, args);
+    if (lists.size === 0) return args;
+    return args.filter((a) => !(a.kind === 'cmp' && a.op === (kind === 'or' ? '=' : '<>') && lists.has(a.slot)));
+  }
+
+  private member(slot: number, t: PgType, p: ReturnType<typeof physicalOf>, values: readonly Exclude<Value, null>[]): string {
+    this.shape.push(`in${p}${slot}`);
+    switch (p) {
+      case 'i16':
+      case 'i32':
+      case 'f32':
+      case 'f64':
+        // SameValueZero: -0 finds 0 and NaN finds NaN, as PostgreSQL's float equality has it.
+        this.prelude.add(`const A${slot} = cols[${slot}].values;`);
+        return `${this.constant(new Set(values as number[]))}.has(A${slot}[i])`;
+      case 'i64': {
+        // hi word → the set of lo words: no BigInt per row.
+        const byHi = new Map<number, Set<number>>();
+        for (const v of values) {
+          const big = BigInt.asUintN(64, v as bigint);
+          const hi = Number(BigInt.asIntN(32, big >> 32n));
+          let lo = byHi.get(hi);
+          if (lo === undefined) byHi.set(hi, (lo = new Set()));
+          lo.add(Number(big & 0xffffffffn));
+        }
+        this.prelude.add(`const W${slot} = H.words(cols[${slot}].values);`);
+        return `H.has64(${this.constant(byHi)}, W${slot}, i)`;
+      }
+      case 'bit':
+        this.prelude.add(`const A${slot} = cols[${slot}].values;`);
+        return `${this.constant(new Set((values as boolean[]).map((b) => (b ? 1 : 0))))}.has((A${slot}[i >>> 3] >>> (i & 7)) & 1)`;
+      case 'fixed16': {
+        this.prelude.add(`const W${slot} = H.words(cols[${slot}].values);`);
+        if (t.id === 'uuid') {
+          this.prelude.add(`const A${slot} = cols[${slot}].values;`);
+          const keys = (values as Uint8Array[]).slice().sort((a, b) => HELPERS.cmp16(a, 0, b));
+          return `H.search16(${this.constant(keys)}, A${slot}, i)`;
+        }
+        // decimal128: the four limbs of each value, sorted as cmp128 orders them.
+        const limbs = (values as bigint[]).map((v) => {
+          const u = BigInt.asUintN(128, v);
+          return Int32Array.from([0, 1, 2, 3], (j) => Number((u >> BigInt(32 * j)) & 0xffffffffn) | 0);
+        });
+        limbs.sort((a, b) => HELPERS.cmp128(a, 0, a3(b), b[2]! >>> 0, b[1]! >>> 0, b[0]! >>> 0));
+        return `H.search128(${this.constant(limbs)}, W${slot}, i)`;
+      }
+      case 'var': {
+        this.prelude.add(`const O${slot} = cols[${slot}].offsets, D${slot} = cols[${slot}].data;`);
+        if (t.id === 'numeric') {
+          const keys = (values as string[]).map((v) => parseNumericText(v) ?? NAN_PARTS).sort(compareNumericParts);
+          return `H.searchNumText(${this.constant(keys)}, D${slot}, O${slot}[i], O${slot}[i + 1])`;
+        }
+        const bytes = values.map((v) => (typeof v === 'string' ? ENC.encode(t.id === 'bpchar' ? stripSpaces(v) : v) : (v as Uint8Array)));
+        bytes.sort((a, b) => HELPERS.cmpBytes(a, 0, a.length, b));
+        return `H.${t.id === 'bpchar' ? 'searchBpchar' : 'searchBytes'}(${this.constant(bytes)}, D${slot}, O${slot}[i], O${slot}[i + 1])`;
+      }
+      default:
+        return unreachable(p);
     }
   }
 
@@ -200,6 +279,42 @@ return function predicate(cols, k, start, end, sel, selLen, out) {
   }
 }
 
+/** Lists worth a membership test: at least this many `=` (or `<>`) operands on one column. */
+const LIST_MIN = 16;
+
+/** The columns of `args` with LIST_MIN or more equalities (OR) / inequalities (AND), and their values. */
+function listsOf(kind: 'and' | 'or', args: readonly Node[]): Map<number, Exclude<Value, null>[]> {
+  const op = kind === 'or' ? '=' : '<>';
+  const by = new Map<number, Exclude<Value, null>[]>();
+  for (const a of args) {
+    if (a.kind !== 'cmp' || a.op !== op) continue;
+    let l = by.get(a.slot);
+    if (l === undefined) by.set(a.slot, (l = []));
+    l.push(a.value);
+  }
+  for (const [slot, l] of by) if (l.length < LIST_MIN) by.delete(slot);
+  return by;
+}
+
+/** The signed top limb of a decimal128's limbs. */
+function a3(l: Int32Array): number {
+  return l[3]!;
+}
+
+/** Binary search of `keys` (sorted ascending by `cmp(key)` = probe vs key) for a key comparing equal. */
+function bsearch<K>(keys: readonly K[], cmp: (k: K) => number): boolean {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = cmp(keys[mid]!);
+    if (c === 0) return true;
+    if (c < 0) hi = mid - 1;
+    else lo = mid + 1;
+  }
+  return false;
+}
+
 const ENC = new TextEncoder();
 const DEC = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 const NAN_PARTS: NumericParts = { kind: 'nan', negative: false, digits: '', point: 0 };
@@ -252,5 +367,27 @@ const HELPERS = {
   },
   cmpNumText(d: Uint8Array, s: number, e: number, c: NumericParts): number {
     return compareNumericParts(parseNumericText(DEC.decode(d.subarray(s, e))) ?? NAN_PARTS, c);
+  },
+  // Membership tests of long IN lists (Generator.memberships); keys sorted as the matching cmp orders them.
+  has64(byHi: Map<number, Set<number>>, w: Int32Array, i: number): boolean {
+    const lo = byHi.get(w[(i << 1) + 1]!);
+    return lo !== undefined && lo.has(w[i << 1]! >>> 0);
+  },
+  searchBytes(keys: readonly Uint8Array[], d: Uint8Array, s: number, e: number): boolean {
+    return bsearch(keys, (k) => HELPERS.cmpBytes(d, s, e, k));
+  },
+  searchBpchar(keys: readonly Uint8Array[], d: Uint8Array, s: number, e: number): boolean {
+    while (e > s && d[e - 1] === 0x20) e--;
+    return bsearch(keys, (k) => HELPERS.cmpBytes(d, s, e, k));
+  },
+  search16(keys: readonly Uint8Array[], v: Uint8Array, i: number): boolean {
+    return bsearch(keys, (k) => HELPERS.cmp16(v, i, k));
+  },
+  search128(keys: readonly Int32Array[], w: Int32Array, i: number): boolean {
+    return bsearch(keys, (k) => HELPERS.cmp128(w, i, k[3]!, k[2]! >>> 0, k[1]! >>> 0, k[0]! >>> 0));
+  },
+  searchNumText(keys: readonly NumericParts[], d: Uint8Array, s: number, e: number): boolean {
+    const x = parseNumericText(DEC.decode(d.subarray(s, e))) ?? NAN_PARTS;
+    return bsearch(keys, (k) => compareNumericParts(x, k));
   },
 };

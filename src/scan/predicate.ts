@@ -43,11 +43,14 @@ function cmp(op: CmpOp) {
   return (column: string, value: Value): Predicate => freeze({ kind: 'cmp', column, op, value });
 }
 
+/** AND/OR of `args` (an array: a 500,000-value IN list must not be spread into arguments). */
+function junctionOf(kind: 'and' | 'or', args: readonly Predicate[]): Predicate {
+  if (args.length === 0) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `${kind.toUpperCase()} needs at least one operand`);
+  return args.length === 1 ? args[0]! : freeze({ kind, args: freeze(args.slice()) });
+}
+
 function junction(kind: 'and' | 'or') {
-  return (...args: Predicate[]): Predicate => {
-    if (args.length === 0) throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `${kind.toUpperCase()} needs at least one operand`);
-    return args.length === 1 ? args[0]! : freeze({ kind, args: freeze([...args]) });
-  };
+  return (...args: Predicate[]): Predicate => junctionOf(kind, args);
 }
 
 /** Factories of predicates; every node is frozen, so predicates can be cached and shared. */
@@ -66,6 +69,9 @@ export const P = freeze({
   isNotNull: (column: string): Predicate => freeze({ kind: 'not', arg: freeze({ kind: 'isNull', column }) }),
   and: junction('and'),
   or: junction('or'),
+  /** P.and / P.or of an array of operands, however many. */
+  all: (args: readonly Predicate[]): Predicate => junctionOf('and', args),
+  any: (args: readonly Predicate[]): Predicate => junctionOf('or', args),
   not: (arg: Predicate): Predicate => freeze({ kind: 'not', arg }),
 });
 
@@ -142,7 +148,7 @@ const NEVER: Node = freeze({ kind: 'never' });
 function junctionNode(kind: 'and' | 'or', args: Node[]): Node {
   const flat: Node[] = [];
   for (const a of args) {
-    if (a.kind === kind) flat.push(...(a as { args: readonly Node[] }).args);
+    if (a.kind === kind) for (const x of (a as { args: readonly Node[] }).args) flat.push(x);
     else if (a.kind === 'never') {
       if (kind === 'and') return NEVER; // false-or-unknown AND anything is never true
     } else flat.push(a);

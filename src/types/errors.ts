@@ -98,6 +98,7 @@ export const SQLSTATE = {
   out_of_memory: '53200',
   too_many_connections: '53300',
   program_limit_exceeded: '54000',
+  statement_too_complex: '54001',
   too_many_columns: '54011',
   object_not_in_prerequisite_state: '55000',
   cant_change_runtime_param: '55P02',
@@ -296,6 +297,19 @@ export function bindParameterCount(given: number, statement: string, required: n
 /** XX001 for damage found by a check: a missing or short file. */
 export function dataCorrupted(message: string, loc: ErrorLocation = {}): PaxdError {
   return new PaxdError('corruption', SQLSTATE.data_corrupted, message, loc);
+}
+
+/**
+ * 54001 in PostgreSQL's words, for a statement nested deeper than the stack allows (10,000
+ * `1+1+…`, 2,000 nested coalesce): JavaScript's stack overflow is a RangeError, which would
+ * otherwise surface as XX000. `e` unchanged when it is anything else.
+ */
+export function stackDepthOf(e: unknown): unknown {
+  if (!(e instanceof RangeError) || !e.message.includes('call stack size')) return e;
+  return new PaxdError('invalid_input', SQLSTATE.statement_too_complex, 'stack depth limit exceeded', {
+    hint: 'The statement is nested too deeply (expressions, subqueries or set operations); paxd has no max_stack_depth to raise: flatten it.',
+    cause: e,
+  });
 }
 
 /** XX000 with the cause's message: a worker or dependency failed in a way that is paxd's bug. */

@@ -129,7 +129,8 @@ export function randomPredicate(m: Model, rng: Rng, depth = 0): Predicate {
     case 3:
       return P.between(f.name, value(), value());
     case 4: {
-      const n = rng.int(1, 4);
+      // Short lists, and long ones that the scan compiles as one membership test (scan/compile.ts LIST_MIN).
+      const n = rng.chance(0.3) ? rng.int(16, 40) : rng.int(1, 4);
       const vs: Value[] = [];
       for (let i = 0; i < n; i++) vs.push(value());
       return P.in(rng.pick(m.fields.filter((x) => x === f)).name, vs);
