@@ -371,7 +371,7 @@ const HELPERS = {
   // Membership tests of long IN lists (Generator.memberships); keys sorted as the matching cmp orders them.
   has64(byHi: Map<number, Set<number>>, w: Int32Array, i: number): boolean {
     const lo = byHi.get(w[(i << 1) + 1]!);
-    return lo !== undefined && lo.has(w[i << 1]! >>> 0);
+    return lo?.has(w[i << 1]! >>> 0) === true;
   },
   searchBytes(keys: readonly Uint8Array[], d: Uint8Array, s: number, e: number): boolean {
     return bsearch(keys, (k) => HELPERS.cmpBytes(d, s, e, k));
