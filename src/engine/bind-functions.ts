@@ -22,7 +22,8 @@ import { fieldsOf } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, E } from './expr.js';
 import { T, categoryOf } from './types.js';
 import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperator } from './errors.js';
-import { currentContext, type StatementContext } from './context.js';
+import { currentContext, currentTimeZone, type StatementContext } from './context.js';
+import { timestampToDate, timestamptzToTimestamp } from './exec/datetime.js';
 import { evaluate } from './exec/eval.js';
 
 /** What the binder lends: its casts (which fold constants and type `$n`), and its unknown-literal test. */
@@ -265,15 +266,15 @@ export function bindSqlValueFunction(n: AstFields): Expr {
   const p = (n.typmod as number | undefined) ?? -1;
   switch (n.op as string) {
     case 'SVFOP_CURRENT_DATE':
-      return E.const(Number(now / US_PER_DAY), T.date);
+      return E.const(timestampToDate(timestamptzToTimestamp(now, currentTimeZone())), T.date);
     case 'SVFOP_CURRENT_TIMESTAMP':
       return E.const(now, T.timestamptz);
     case 'SVFOP_CURRENT_TIMESTAMP_N':
       return E.const(roundToPrecision(now, p), T.timestamptz);
     case 'SVFOP_LOCALTIMESTAMP':
-      return E.const(now, T.timestamp);
+      return E.const(timestamptzToTimestamp(now, currentTimeZone()), T.timestamp);
     case 'SVFOP_LOCALTIMESTAMP_N':
-      return E.const(roundToPrecision(now, p), T.timestamp);
+      return E.const(roundToPrecision(timestamptzToTimestamp(now, currentTimeZone()), p), T.timestamp);
     default:
       throw notSupported(String(n.op).replace(/^SVFOP_/, '').replace(/_N$/, '').toLowerCase(), n.location);
   }
@@ -342,6 +343,14 @@ const FUNCTIONS: Record<string, readonly FnCandidate[]> = {
     { params: [T.text, T.timestamp], result: T.timestamp, make: call('date_trunc', T.timestamp) },
     { params: [T.text, T.timestamptz], result: T.timestamptz, make: call('date_trunc', T.timestamptz) },
     { params: [T.text, T.interval], result: T.interval, make: call('date_trunc', T.interval) },
+    { params: [T.text, T.timestamptz, T.text], result: T.timestamptz, make: call('date_trunc', T.timestamptz) },
+  ],
+  // timezone(zone, ts) is also `ts AT TIME ZONE zone` (the parser's pg_catalog.timezone).
+  timezone: [
+    { params: [T.text, T.timestamptz], result: T.timestamp, make: call('timezone', T.timestamp) },
+    { params: [T.text, T.timestamp], result: T.timestamptz, make: call('timezone', T.timestamptz) },
+    { params: [T.interval, T.timestamptz], result: T.timestamp, make: call('timezone', T.timestamp) },
+    { params: [T.interval, T.timestamp], result: T.timestamptz, make: call('timezone', T.timestamptz) },
   ],
   extract: [T.date, T.timestamp, T.timestamptz, T.interval].map((t) => ({ params: [T.text, t], result: T.numeric, make: call('extract', T.numeric) })),
   date_part: [
@@ -383,7 +392,7 @@ const POSTGRES_BUILTINS = new Set(
     'rank regexp_match regexp_matches regexp_replace regexp_split_to_array regexp_split_to_table regr_avgx regr_avgy regr_count regr_intercept ' +
     'regr_r2 regr_slope regr_sxx regr_sxy regr_syy repeat replace reverse right row_number rpad scale setseed sha224 sha256 sha384 sha512 ' +
     'sin sind sinh split_part starts_with statement_timestamp stddev stddev_pop stddev_samp string_agg string_to_array strpos sum tan tand tanh ' +
-    'timeofday timezone to_char to_date to_hex to_json to_jsonb to_number to_timestamp transaction_timestamp translate trim_scale unnest ' +
+    'timeofday to_char to_date to_hex to_json to_jsonb to_number to_timestamp transaction_timestamp translate trim_scale unnest ' +
     'upper_inf lower_inf var_pop var_samp variance version width_bucket xmlagg'
   ).split(' '),
 );

@@ -53,7 +53,7 @@ import {
   undefinedOperator,
   undefinedTable,
   } from './errors.js';
-import { castValue } from './exec/kernels.js';
+import { castValue, fromText } from './exec/kernels.js';
 import { keyNorm, keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
@@ -1387,7 +1387,7 @@ class Binder {
     if (!unknownLiterals.has(e)) checkCast(e.type, to, location);
     if (e.kind === 'const') {
       if (e.value === null) return E.const(null, to);
-      if (unknownLiterals.has(e)) return E.const(parseText(type, e.value as string), engineTypeFor(type));
+      if (unknownLiterals.has(e)) return E.const(fromText(type, e.value as string), engineTypeFor(type));
       return E.const(castValue(e.type, to, e.value), to);
     }
     return E.cast(e, to);

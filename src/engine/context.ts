@@ -13,7 +13,7 @@
  *            as a constant of that type.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type PgType, type Value, stackDepthOf } from '../types/index.js';
+import { type PgType, type TimeZone, type Value, UTC, stackDepthOf } from '../types/index.js';
 
 /** The default work memory: 256 MB, for each hash table a statement builds. */
 export const DEFAULT_WORK_MEM = 256 * 1024 * 1024;
@@ -25,6 +25,8 @@ export interface StatementContext {
   readonly values: readonly Value[] | null;
   /** Bytes one hash join's build side may hold (53200 beyond). */
   readonly workMem: number;
+  /** The session's TimeZone, in which timestamptz is read, printed and split into fields (UTC when absent). */
+  readonly timeZone?: TimeZone;
 }
 
 const storage = new AsyncLocalStorage<StatementContext>();
@@ -48,4 +50,9 @@ export function currentContext(): StatementContext | null {
 
 export function currentWorkMem(): number {
   return storage.getStore()?.workMem ?? DEFAULT_WORK_MEM;
+}
+
+/** The current statement's time zone (the session's TimeZone), UTC outside a statement. */
+export function currentTimeZone(): TimeZone {
+  return storage.getStore()?.timeZone ?? UTC;
 }

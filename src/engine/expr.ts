@@ -62,7 +62,8 @@ export type DateTimeFn =
   | 'interval_um'
   | 'interval_mul' // interval * float8
   | 'interval_div' // interval / float8
-  | 'date_trunc' // (text, timestamp[tz]) → timestamp[tz]
+  | 'date_trunc' // (text, timestamp[tz][, zone text]) → timestamp[tz]
+  | 'timezone' // (zone text, timestamp[tz]) → timestamptz[timestamp]: AT TIME ZONE
   | 'extract' // (text, date|timestamp[tz]|interval) → numeric
   | 'date_part'; // (text, timestamp[tz]|interval) → float8
 

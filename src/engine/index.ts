@@ -22,15 +22,15 @@ import { planQuery } from './plan.js';
 import { run } from './exec/run.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
-import { DEFAULT_WORK_MEM, withContext } from './context.js';
+import { DEFAULT_WORK_MEM, type StatementContext, withContext } from './context.js';
 import { T } from './types.js';
-import { type PgType, SQLSTATE, bindParameterCount } from '../types/index.js';
+import { type PgType, type TimeZone, SQLSTATE, bindParameterCount } from '../types/index.js';
 
 export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
-export { DEFAULT_WORK_MEM } from './context.js';
+export { DEFAULT_WORK_MEM, currentTimeZone } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
 export { parseStatements, onParse, type AstNode, type ParsedStatement } from './parse.js';
@@ -39,6 +39,8 @@ export { parseStatements, onParse, type AstNode, type ParsedStatement } from './
 export interface QueryOptions {
   /** Bytes a hash join's build side may hold before the statement fails with 53200 (default 256 MB). */
   readonly workMem?: number;
+  /** The session's TimeZone (types/timezone.ts; default UTC): timestamptz input, output, fields. */
+  readonly timeZone?: TimeZone;
 }
 
 /**
@@ -73,8 +75,9 @@ export async function prepare(db: Database, sql: string, paramTypes?: readonly (
 /** prepare() of a statement parsed before (./parse.ts parseStatements; null: the empty query). */
 export async function prepareParsed(db: Database, stmt: AstNode | null, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
+  const zone = options?.timeZone !== undefined ? { timeZone: options.timeZone } : {};
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
-  const fields = stmt === null ? null : await withContext({ types, values: null, workMem }, () => describe(db, stmt, types));
+  const fields = stmt === null ? null : await withContext({ types, values: null, workMem, ...zone }, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
   return Object.freeze({
     paramTypes: resolved,
@@ -83,7 +86,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
       if (params.length !== resolved.length)
         throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
-      return withContext({ types: [...resolved], values: params, workMem }, () => execute(db, stmt));
+      return withContext({ types: [...resolved], values: params, workMem, ...zone }, () => execute(db, stmt));
     },
   });
 }
@@ -99,15 +102,20 @@ export async function query(db: Database, sql: string, params?: readonly Value[]
 
 /** query() of one statement parsed before (./parse.ts parseStatements), without parameters. */
 export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOptions): Promise<QueryResult> {
-  return withContext({ types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM }, () => execute(db, stmt));
+  return withContext(contextOf(options), () => execute(db, stmt));
 }
 
 /** Splits a script into statements and runs them in order (the CLI's stdin mode). */
 export async function queryAll(db: Database, sql: string, options?: QueryOptions): Promise<QueryResult[]> {
   const out: QueryResult[] = [];
-  const ctx = { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM };
+  const ctx = contextOf(options);
   for (const stmt of await parseSql(sql)) out.push(await withContext(ctx, () => execute(db, stmt)));
   return out;
+}
+
+/** The context of a statement without parameters. */
+function contextOf(options: QueryOptions | undefined): StatementContext {
+  return { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM, ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}) };
 }
 
 /**

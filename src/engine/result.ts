@@ -6,8 +6,7 @@
  *   const r = await query(db, 'SELECT count(*), avg(x) FROM t');
  *   textRows(r)   // [['3', '2.0000000000000000']]
  */
-import type { PgType, Value } from '../types/index.js';
-import { toText } from './exec/kernels.js';
+import { type PgType, type TimeZone, type Value, UTC, formatText } from '../types/index.js';
 
 export interface ResultField {
   readonly name: string;
@@ -23,9 +22,9 @@ export interface QueryResult {
   readonly rows: readonly (readonly Value[])[];
 }
 
-/** Each row as PostgreSQL's text output, NULL as null. */
-export function textRows(r: QueryResult): (string | null)[][] {
-  return r.rows.map((row) => row.map((v, i) => (v === null ? null : toText(r.fields[i]!.type, v))));
+/** Each row as PostgreSQL's text output (timestamptz in `zone`, the session's TimeZone), NULL as null. */
+export function textRows(r: QueryResult, zone: TimeZone = UTC): (string | null)[][] {
+  return r.rows.map((row) => row.map((v, i) => (v === null ? null : r.fields[i]!.type.id === 'numeric' && typeof v === 'string' ? v : formatText(r.fields[i]!.type, v, zone))));
 }
 
 /** PostgreSQL's command tag: `SELECT 3`, `INSERT 0 2`, `DELETE 1`, `CREATE TABLE`. */

@@ -19,7 +19,7 @@
  */
 import type { Database } from '../table/index.js';
 import type { BatchReader } from '../scan/index.js';
-import type { Batch, Field, PgType, Value } from '../types/index.js';
+import { type Batch, type Field, type PgType, type TimeZone, type Value, UTC } from '../types/index.js';
 import { type AstNode, parseSql, kindOf } from './parse.js';
 import { bindQuery } from './bind.js';
 import { planQuery } from './plan.js';
@@ -38,6 +38,8 @@ export interface ScanCursorPlan {
   readonly sources: readonly number[];
   /** A new reader over the table's snapshot pinned when the statement was bound (not begun). */
   open(): BatchReader;
+  /** The zone the statement ran in (its timestamptz text is printed there). */
+  readonly timeZone: TimeZone;
   /** The selected rows [from, to) of a batch as engine values (what `query` returns for them). */
   rows(batch: Batch, from: number, to: number): Value[][];
 }
@@ -53,11 +55,11 @@ export async function scanPlanOf(
   sql: string | AstNode,
   paramTypes: readonly PgType[],
   params: readonly Value[],
-  options: { readonly workMem?: number } = {},
+  options: { readonly workMem?: number; readonly timeZone?: TimeZone } = {},
 ): Promise<ScanCursorPlan | null> {
   const stmts = typeof sql === 'string' ? await parseSql(sql) : [sql];
   if (stmts.length !== 1 || kindOf(stmts[0]!) !== 'SelectStmt') return null;
-  const ctx = { types: [...paramTypes], values: params, workMem: options.workMem ?? DEFAULT_WORK_MEM };
+  const ctx = { types: [...paramTypes], values: params, workMem: options.workMem ?? DEFAULT_WORK_MEM, ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}) };
   const bound = await withContext(ctx, () => bindQuery(db, stmts[0]!));
   if (bound.kind !== 'select') return null;
   const p = planQuery(bound);
@@ -86,6 +88,7 @@ export async function scanPlanOf(
   const where = p.where;
   const table = q.table;
   return Object.freeze({
+    timeZone: options.timeZone ?? UTC,
     fields: q.targets.map((t) => ({ name: t.name, type: t.expr.type })),
     columns,
     sources,

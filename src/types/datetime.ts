@@ -16,14 +16,18 @@
  *           YYYYMMDD (6+ digits: day and month from the right), BC/AD, epoch,
  *           infinity, -infinity
  *   time:   HH:MM, HH:MM:SS[.fraction] (fraction rounded to µs with rint), or 'T' before it
- *   zone:   Z, UTC, GMT, UT, Zulu, ±HH, ±HHMM, ±HH:MM[:SS], Area/City names (via Intl)
- * Other words (month names, time zone abbreviations like CET, 'now', 'today') fail with 0A000
- * because PostgreSQL might accept them. Dates use PostgreSQL's integer Julian day arithmetic
+ *   zone:   ±HH, ±HHMM, ±HH:MM[:SS] (ISO sign: east of UTC), the abbreviations of PostgreSQL's
+ *           Default set (Z, UTC, CET, PDT, MSK, …), zone names (Europe/Berlin, EST5EDT) and
+ *           POSIX specs, through ./timezone.ts
+ * A timestamptz without a zone is a wall-clock time in the session's zone (the `zone`
+ * argument; UTC when none is given). Other words (month names, 'now', 'today') fail with
+ * 0A000 because PostgreSQL might accept them. Dates use PostgreSQL's integer Julian day arithmetic
  * (proleptic Gregorian; year 0 is 1 BC).
  */
 import { type PaxdError, SQLSTATE, unreachable, unsupported } from './errors.js';
 import { I64_MAX, I64_MIN, err, isAlpha, isDigit, isSpace, skipSpace } from './text/scan.js';
 import { latin1, scratch } from './text/out.js';
+import { type TimeZone, UTC, offsetForLocal, zoneAbbreviation, zoneByName } from './timezone.js';
 
 /** Julian day number of 1970-01-01, and PostgreSQL's limits (datatype/timestamp.h). */
 export const UNIX_EPOCH_JD = 2440588;
@@ -145,10 +149,10 @@ interface DateTimeFields {
   minute: number;
   second: number;
   usec: number;
-  /** Offset east of UTC in seconds, from a numeric zone or Z/UTC. */
+  /** Offset east of UTC in seconds, from a numeric zone or a fixed abbreviation. */
   tzOffset: number | null;
-  /** A named zone (Area/City) to resolve at the local time. */
-  tzName: string | null;
+  /** A named zone (or a dynamic abbreviation's) to resolve at the local time. */
+  tzZone: TimeZone | null;
 }
 
 const enum F {
@@ -262,11 +266,8 @@ const DATE_KEYWORDS = new Set([
   'thursday', 'fri', 'friday', 'sat', 'saturday', 'dow', 'doy', 'isodow', 'isoyear',
 ]);
 
-/** Zone abbreviations meaning UTC in PostgreSQL's Default set. */
-const UTC_WORDS = new Set(['z', 'zulu', 'utc', 'gmt', 'ut']);
-/** Special date words and common time zone abbreviations PostgreSQL accepts and paxd does not yet. */
+/** Special date words PostgreSQL accepts and paxd does not yet. */
 const DATE_WORDS = new Set(['today', 'tomorrow', 'yesterday', 'now', 'allballs']);
-const TZ_ABBREVIATIONS = new Set(['est', 'edt', 'cst', 'cdt', 'mst', 'mdt', 'pst', 'pdt', 'akst', 'akdt', 'hst', 'ast', 'adt', 'nst', 'ndt', 'wet', 'west', 'cet', 'cest', 'met', 'mest', 'eet', 'eest', 'bst', 'ist', 'msk', 'jst', 'kst', 'hkt', 'sgt', 'aest', 'aedt', 'acst', 'acdt', 'awst', 'nzst', 'nzdt']);
 
 type DtErr = 'bad' | 'field' | 'mdfield' | 'tz';
 
@@ -284,7 +285,7 @@ function digitsValue(t: string, from: number, to: number): number {
 function decodeDateTime(s: string, typeName: string): DateTimeFields {
   const fields = splitDateTime(s);
   if (fields === null || fields.length === 0) throw new DtFail('bad');
-  const r: DateTimeFields = { special: null, year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, usec: 0, tzOffset: null, tzName: null };
+  const r: DateTimeFields = { special: null, year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, usec: 0, tzOffset: null, tzZone: null };
   let haveDate = false;
   let haveTime = false;
   let haveTz = false;
@@ -372,14 +373,16 @@ function decodeDateTime(s: string, typeName: string): DateTimeFields {
         } else if (text === 't') {
           if (haveTime) throw new DtFail('bad');
           isoT = true;
-        } else if (UTC_WORDS.has(text)) {
-          if (haveTz) throw new DtFail('bad');
-          r.tzOffset = 0;
-          haveTz = true;
         } else if (text === 'infinity' || text === 'epoch') {
           if (fields.length !== 1) throw new DtFail('bad');
           r.special = text;
-        } else if (TZ_ABBREVIATIONS.has(text) || DATE_WORDS.has(text) || /^[a-z]$/.test(text))
+        } else if (zoneAbbreviation(text) !== undefined) {
+          if (haveTz) throw new DtFail('bad');
+          const a = zoneAbbreviation(text)!;
+          if ('zone' in a) r.tzZone = zoneByName(a.zone);
+          else r.tzOffset = a.offset;
+          haveTz = true;
+        } else if (DATE_WORDS.has(text) || /^[a-z]$/.test(text))
           // Words PostgreSQL accepts and paxd does not yet: 0A000, not a wrong 22007.
           throw unsupported(`date/time keyword or time zone abbreviation "${text}" in ${typeName} input`);
         else throw new DtFail('bad'); // PostgreSQL: invalid input syntax (22007)
@@ -390,9 +393,9 @@ function decodeDateTime(s: string, typeName: string): DateTimeFields {
           if (/^[a-z]/i.test(text)) throw unsupported(`date/time field "${text}" in ${typeName} input`);
           throw new DtFail('bad');
         }
-        if (text.indexOf('/') < 0) throw unsupported(`time zone "${text}" in ${typeName} input`);
-        if (!isKnownZone(text)) throw err(SQLSTATE.invalid_parameter_value, `time zone "${text.toLowerCase()}" not recognized`);
-        r.tzName = text;
+        const zone = zoneByName(text);
+        if (zone === null) throw err(SQLSTATE.invalid_parameter_value, `time zone "${text.toLowerCase()}" not recognized`);
+        r.tzZone = zone;
         haveTz = true;
         break;
       }
@@ -586,9 +589,17 @@ export function parseDate(s: string): number {
   return jd - UNIX_EPOCH_JD;
 }
 
-export function parseTimestamp(s: string, withTz: boolean): bigint {
+/**
+ * timestamp_in / timestamptz_in: µs since 1970 (UTC for timestamptz). A timestamptz without
+ * a zone of its own is a local time in `zone` (the session's), resolved as
+ * DetermineTimeZoneOffset does across transitions.
+ */
+export function parseTimestamp(s: string, withTz: boolean, zone: TimeZone = UTC): bigint {
   const f = fastIso(s, true);
-  if (f !== null) return BigInt(f.secs) * 1000000n + BigInt(f.usec);
+  if (f !== null) {
+    const secs = withTz && zone !== UTC ? f.secs - offsetForLocal(zone, f.secs) : f.secs;
+    return BigInt(secs) * 1000000n + BigInt(f.usec);
+  }
   const typeName = withTz ? 'timestamp with time zone' : 'timestamp';
   const r = decode(s, typeName);
   if (r.special === 'infinity') return TS_NOEND;
@@ -599,8 +610,9 @@ export function parseTimestamp(s: string, withTz: boolean): bigint {
   const days = date2j(r.year, r.month, r.day) - UNIX_EPOCH_JD;
   let secs = days * 86400 + r.hour * 3600 + r.minute * 60 + r.second;
   if (withTz) {
-    if (r.tzName !== null) secs -= zoneOffsetAtLocal(r.tzName, secs);
+    if (r.tzZone !== null) secs -= offsetForLocal(r.tzZone, secs);
     else if (r.tzOffset !== null) secs -= r.tzOffset;
+    else secs -= offsetForLocal(zone, secs);
   }
   const us = BigInt(secs) * 1000000n + BigInt(r.usec);
   if (us < TS_MIN_US || us >= TS_END_US) throw tsOutOfRange();
@@ -608,14 +620,14 @@ export function parseTimestamp(s: string, withTz: boolean): bigint {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Text output: date_out, timestamp_out, timestamptz_out (DateStyle ISO, TimeZone UTC). The
+// Text output: date_out, timestamp_out, timestamptz_out (DateStyle ISO, in a time zone). The
 // layout is written once, as bytes: formatDate/formatTimestamp read them back as a string,
 // and the wire's row encoder (../pgwire/row-encoder.ts) writes them straight into DataRow
 // messages.
 //
 //   date          YYYY-MM-DD[ BC]                         at least 4 year digits; BC: years <= 0
 //   timestamp     YYYY-MM-DD HH:MM:SS[.ffffff][ BC]       fraction without trailing zeros
-//   timestamptz   YYYY-MM-DD HH:MM:SS[.ffffff]+00[ BC]    always UTC
+//   timestamptz   YYYY-MM-DD HH:MM:SS[.ffffff]+HH[:MM[:SS]][ BC]   local time in the zone, its offset
 //   infinities    infinity, -infinity                     (not written by the byte writers)
 
 /** The last day whose y-m-d was computed: neighbouring values are mostly on the same day. */
@@ -690,17 +702,56 @@ function fracLength(usec: number): number {
   return len;
 }
 
+/** Bytes of EncodeTimezone's "+HH", "+HH:MM" or "+HH:MM:SS" for an offset east in seconds. */
+function offsetLength(east: number): number {
+  const abs = east < 0 ? -east : east;
+  return abs % 60 !== 0 ? 9 : abs % 3600 !== 0 ? 6 : 3;
+}
+
+/** EncodeTimezone (DateStyle ISO): the sign, two-digit hours, then minutes and seconds when not zero. */
+function putOffset(buf: Uint8Array, o: number, east: number): number {
+  const abs = east < 0 ? -east : east;
+  buf[o] = east < 0 ? 45 : 43; // '-' or '+'
+  const hh = Math.floor(abs / 3600);
+  const mm = Math.floor(abs / 60) % 60;
+  const ss = abs % 60;
+  buf[o + 1] = 48 + Math.floor(hh / 10);
+  buf[o + 2] = 48 + (hh % 10);
+  o += 3;
+  if (mm === 0 && ss === 0) return o;
+  buf[o] = 58;
+  buf[o + 1] = 48 + Math.floor(mm / 10);
+  buf[o + 2] = 48 + (mm % 10);
+  o += 3;
+  if (ss === 0) return o;
+  buf[o] = 58;
+  buf[o + 1] = 48 + Math.floor(ss / 10);
+  buf[o + 2] = 48 + (ss % 10);
+  return o + 3;
+}
+
 /**
  * Bytes of timestamp_out's text for a finite value given as whole seconds since 1970 (rounded
- * down) and microseconds 0..999999; `tz` adds "+00" (timestamptz).
+ * down) and microseconds 0..999999; with a zone (timestamptz), the local time there and its
+ * offset ("+02", "+05:30", "+00:53:28").
  */
-export function timestampTextLength(secs: number, usec: number, tz: boolean): number {
+export function timestampTextLength(secs: number, usec: number, tz: TimeZone | null): number {
+  let off = 0;
+  if (tz !== null) {
+    off = tz.offsetAt(secs);
+    secs += off;
+  }
   const days = Math.floor(secs / 86400);
-  return dateTextLength(days) + 9 + fracLength(usec) + (tz ? 3 : 0);
+  return dateTextLength(days) + 9 + fracLength(usec) + (tz !== null ? offsetLength(off) : 0);
 }
 
 /** Writes timestamp_out's text at o (see timestampTextLength); returns the end. */
-export function writeTimestampText(buf: Uint8Array, o: number, secs: number, usec: number, tz: boolean): number {
+export function writeTimestampText(buf: Uint8Array, o: number, secs: number, usec: number, tz: TimeZone | null): number {
+  let off = 0;
+  if (tz !== null) {
+    off = tz.offsetAt(secs);
+    secs += off;
+  }
   const days = Math.floor(secs / 86400);
   const tod = secs - days * 86400;
   civil(days);
@@ -730,12 +781,7 @@ export function writeTimestampText(buf: Uint8Array, o: number, secs: number, use
     }
     o += kept + 1;
   }
-  if (tz) {
-    buf[o] = 43; // '+'
-    buf[o + 1] = 48;
-    buf[o + 2] = 48;
-    o += 3;
-  }
+  if (tz !== null) o = putOffset(buf, o, off);
   return bc ? putBC(buf, o) : o;
 }
 
@@ -766,116 +812,14 @@ let lastDateDays = NaN;
 let lastDate = '';
 
 /**
- * timestamp_out / timestamptz_out with DateStyle ISO and TimeZone UTC:
- * "2024-01-02 03:04:05.123456" (fraction without trailing zeros, none when zero), "+00" for
- * timestamptz, " BC" last, "infinity"/"-infinity".
+ * timestamp_out / timestamptz_out with DateStyle ISO:
+ * "2024-01-02 03:04:05.123456" (fraction without trailing zeros, none when zero); for
+ * timestamptz the local time in `zone` and its offset ("+02", "+05:30"); " BC" last;
+ * "infinity"/"-infinity".
  */
-export function formatTimestamp(us: bigint, withTz: boolean): string {
+export function formatTimestamp(us: bigint, withTz: boolean, zone: TimeZone = UTC): string {
   if (us === TS_NOEND) return 'infinity';
   if (us === TS_NOBEGIN) return '-infinity';
   const [secs, usec] = splitTimestamp(us);
-  return latin1(scratch, writeTimestampText(scratch, 0, secs, usec, withTz));
-}
-
-// Named zones. PostgreSQL resolves them with its tz database; paxd asks ICU through Intl.
-// Before the first transition every zone is on its constant LMT offset, so instants before
-// 1600 (where ICU switches to the Julian calendar) use the 1600 offset; instants past Date's
-// range are shifted by 400-year cycles, over which the calendar and weekdays repeat.
-
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-function zoneFormat(name: string): Intl.DateTimeFormat | null {
-  const key = name.toLowerCase();
-  let f = zoneFormats.get(key);
-  if (f === undefined) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', {
-        timeZone: name,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-        era: 'short',
-      });
-    } catch {
-      return null;
-    }
-    zoneFormats.set(key, f);
-  }
-  return f;
-}
-
-function isKnownZone(name: string): boolean {
-  return zoneFormat(name) !== null;
-}
-
-const SECS_1600 = (date2j(1600, 1, 1) - UNIX_EPOCH_JD) * 86400;
-const SECS_400Y = 146097 * 86400;
-const SECS_MAX_DATE = 8.64e12 - 2 * SECS_400Y;
-
-/** Offset east of UTC, in seconds, of zone `name` at UTC instant `utc` (seconds since 1970). */
-function zoneOffsetAt(name: string, utc: number): number {
-  let t = Math.max(utc, SECS_1600);
-  while (t > SECS_MAX_DATE) t -= SECS_400Y;
-  const parts = zoneFormat(name)!.formatToParts(t * 1000);
-  let y = 0;
-  let mo = 0;
-  let d = 0;
-  let h = 0;
-  let mi = 0;
-  let se = 0;
-  let bc = false;
-  for (const p of parts) {
-    switch (p.type) {
-      case 'year':
-        y = Number(p.value);
-        break;
-      case 'month':
-        mo = Number(p.value);
-        break;
-      case 'day':
-        d = Number(p.value);
-        break;
-      case 'hour':
-        h = Number(p.value);
-        break;
-      case 'minute':
-        mi = Number(p.value);
-        break;
-      case 'second':
-        se = Number(p.value);
-        break;
-      case 'era':
-        bc = p.value === 'BC' || p.value === 'B';
-        break;
-      default:
-        break;
-    }
-  }
-  if (bc) y = 1 - y;
-  const local = (date2j(y, mo, d) - UNIX_EPOCH_JD) * 86400 + h * 3600 + mi * 60 + se;
-  return local - t;
-}
-
-/**
- * The offset for a local wall-clock time, as PostgreSQL's DetermineTimeZoneOffset chooses it
- * (docs, "B.1 Handling of Invalid or Ambiguous Timestamps"): an ambiguous time (fall back) is
- * standard time, i.e. the later instant; a nonexistent time (spring forward) uses the offset
- * in effect just before the transition.
- */
-function zoneOffsetAtLocal(name: string, local: number): number {
-  const before = zoneOffsetAt(name, local - 86400);
-  const after = zoneOffsetAt(name, local + 86400);
-  const candidates = before === after ? [before] : [before, after];
-  let best: number | null = null;
-  for (const o of candidates) {
-    if (zoneOffsetAt(name, local - o) === o && (best === null || o < best)) best = o;
-  }
-  if (best !== null) return best;
-  const direct = zoneOffsetAt(name, local);
-  if (zoneOffsetAt(name, local - direct) === direct) return direct;
-  return before;
+  return latin1(scratch, writeTimestampText(scratch, 0, secs, usec, withTz ? zone : null));
 }

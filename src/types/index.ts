@@ -48,6 +48,7 @@ export {
   writeDateText,
   timestampTextLength,
   writeTimestampText,
+  splitTimestamp,
   DATE_END_JD,
   DATEVAL_NOBEGIN,
   DATEVAL_NOEND,
@@ -58,6 +59,7 @@ export {
   TS_NOEND,
   j2day,
 } from './datetime.js';
+export { type TimeZone, type Transition, type Abbreviation, UTC, fixedZone, offsetForLocal, timeZoneSetting, zoneAbbreviation, zoneArgument, zoneByName } from './timezone.js';
 export { UUID_TEXT_LENGTH, writeUuidText } from './text/uuid.js';
 export { byteaTextLength, writeByteaText } from './text/bytea.js';
 export { digitCount, putDigits } from './text/out.js';
@@ -69,7 +71,7 @@ export * from './units.js';
 // users of this barrel (`paxd sql`, the engine) never need.
 export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from './foreign.js';
 export { compareNumericParts, compareValues, parseNumericText, type NumericParts } from './compare.js';
-export { INTERVAL_RANGE, US_PER_DAY, intervalNotStorable, intervalParts, makeInterval, parseInterval } from './interval.js';
+export { INTERVAL_RANGE, US_PER_DAY, formatInterval, intervalNotStorable, intervalParts, makeInterval, parseInterval } from './interval.js';
 export { concatRanges, type ColumnRange } from './concat.js';
 export { isJsonWs } from './json-scan.js';
 export { foreignColumn } from './foreign.js';

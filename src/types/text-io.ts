@@ -25,6 +25,7 @@
 import type { Value } from './column.js';
 import { assert, unreachable } from './errors.js';
 import type { PgType } from './type.js';
+import { type TimeZone, UTC } from './timezone.js';
 import { formatInterval, parseIntervalValue } from './interval.js';
 import { formatDecimal, parseDecimal, parseNumeric } from './numeric.js';
 import { formatDate, formatTimestamp, parseDate, parseTimestamp } from './datetime.js';
@@ -40,8 +41,8 @@ export { formatFloat4, formatFloat8 } from './text/floats.js';
 export { formatDecimal, parseDecimal, parseNumeric } from './numeric.js';
 export { date2j, j2date, formatDate, formatTimestamp, UNIX_EPOCH_JD } from './datetime.js';
 
-/** Parses PostgreSQL text input for `type` into paxd's scalar representation. */
-export function parseText(type: PgType, text: string): Value {
+/** Parses PostgreSQL text input for `type` into paxd's scalar representation (timestamptz without a zone: local time in `zone`). */
+export function parseText(type: PgType, text: string, zone: TimeZone = UTC): Value {
   switch (type.id) {
     case 'int2':
       return parseSmallInt(text, 'smallint', -32768, 32767);
@@ -68,7 +69,7 @@ export function parseText(type: PgType, text: string): Value {
     case 'timestamp':
       return parseTimestamp(text, false);
     case 'timestamptz':
-      return parseTimestamp(text, true);
+      return parseTimestamp(text, true, zone);
     case 'numeric':
       return type.precision === undefined ? parseNumeric(text) : parseDecimal(text, type.precision, type.scale ?? 0);
     case 'uuid':
@@ -83,7 +84,7 @@ export function parseText(type: PgType, text: string): Value {
 }
 
 /** Formats a (non-NULL) value of `type` as PostgreSQL's output function prints it. */
-export function formatText(type: PgType, v: Value): string {
+export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string {
   assert(v !== null, 'formatText called with NULL');
   switch (type.id) {
     case 'int2':
@@ -108,7 +109,7 @@ export function formatText(type: PgType, v: Value): string {
     case 'timestamp':
       return formatTimestamp(v as bigint, false);
     case 'timestamptz':
-      return formatTimestamp(v as bigint, true);
+      return formatTimestamp(v as bigint, true, zone);
     case 'numeric':
       return type.precision === undefined ? (v as string) : formatDecimal(v as bigint, type.scale ?? 0);
     case 'uuid':

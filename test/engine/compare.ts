@@ -2,7 +2,7 @@
  * Running one statement on paxd and on PostgreSQL and comparing the outcomes, shared by the
  * engine's data-driven suites (./differential.test.ts, ./statements.test.ts).
  */
-import { query, textRows, commandTag } from '../../src/engine/index.js';
+import { query, textRows, commandTag, type QueryOptions } from '../../src/engine/index.js';
 import type { Database } from '../../src/table/database.js';
 import pgdriver from 'pg';
 import { PgQueryError, type Postgres } from '../support/pg.js';
@@ -34,9 +34,10 @@ export interface PgSession {
   close(): Promise<void>;
 }
 
-export async function openPgSession(pg: Postgres): Promise<PgSession> {
+export async function openPgSession(pg: Postgres, timeZone?: string): Promise<PgSession> {
   const client = new pgdriver.Client({ host: pg.socketDir, port: pg.port, user: 'postgres', database: 'postgres', types: { getTypeParser: () => (v: string) => v } });
   await client.connect();
+  if (timeZone !== undefined) await client.query(`SET TimeZone = '${timeZone}'`);
   return {
     async run(sql) {
       try {
@@ -53,10 +54,10 @@ export async function openPgSession(pg: Postgres): Promise<PgSession> {
   };
 }
 
-export async function runPaxd(db: Database, sql: string): Promise<Outcome> {
+export async function runPaxd(db: Database, sql: string, options?: QueryOptions): Promise<Outcome> {
   try {
-    const r = await query(db, sql);
-    return { ok: true, rows: textRows(r).map((row) => row.map((v) => v ?? NULL)), ...(r.tag !== undefined ? { tag: commandTag(r) } : {}) };
+    const r = await query(db, sql, undefined, options);
+    return { ok: true, rows: textRows(r, options?.timeZone).map((row) => row.map((v) => v ?? NULL)), ...(r.tag !== undefined ? { tag: commandTag(r) } : {}) };
   } catch (e) {
     const err = e as { code?: string; message: string };
     if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code)) return { ok: false, code: err.code, message: err.message };

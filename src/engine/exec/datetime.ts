@@ -8,16 +8,19 @@
  *
  * Engine values: date = int32 days since 1970-01-01, timestamp and timestamptz = bigint µs
  * since 1970-01-01 00:00 (UTC for timestamptz), interval = 16 bytes (../../types/interval.ts).
- * The session time zone is UTC, the only one paxd supports: timestamptz then has the same
- * fields as timestamp, and casts between them are the identity.
+ * timestamptz is split into fields, truncated and shifted by months and days in the local time
+ * of the session's zone (../context.ts currentTimeZone, ../../types/timezone.ts), as
+ * timestamp2tm/DetermineTimeZoneOffset do in PostgreSQL:
+ *
+ *   SET TimeZone = 'Europe/Berlin';
+ *   date_trunc('day', timestamptz '2024-03-31 12:00+02')  // 2024-03-31 00:00:00+01
+ *   timestamptz '2024-03-30 12:00+01' + interval '1 day'   // 2024-03-31 12:00:00+02 (23 h later)
  */
-import { type PgType, type Value, SQLSTATE, unreachable, type DateUnit, DATE_END_JD, DATEVAL_NOBEGIN, DATEVAL_NOEND, TS_END_US, TS_MIN_US, TS_NOBEGIN, TS_NOEND, UNIX_EPOCH_JD, date2j, daysInMonth, j2date, j2day, unitOf, US_PER_DAY, intervalParts, makeInterval } from '../../types/index.js';
+import { type PgType, type TimeZone, type Value, SQLSTATE, UTC, unreachable, type DateUnit, DATE_END_JD, DATEVAL_NOBEGIN, DATEVAL_NOEND, TS_END_US, TS_MIN_US, TS_NOBEGIN, TS_NOEND, UNIX_EPOCH_JD, date2j, daysInMonth, j2date, j2day, offsetForLocal, unitOf, US_PER_DAY, intervalParts, makeInterval, zoneArgument, formatInterval } from '../../types/index.js';
 import type { DateTimeFn, Expr } from '../expr.js';
 import { SqlError, divisionByZero } from '../errors.js';
+import { currentTimeZone } from '../context.js';
 import { numericDiv } from './numeric.js';
-
-/** The session's TimeZone setting; the one paxd supports. */
-export const SESSION_TIME_ZONE = 'UTC';
 
 const US_PER_SECOND = 1_000_000n;
 
@@ -72,6 +75,63 @@ export function timestampToDate(us: bigint): number {
   return splitTimestamp(us)[0];
 }
 
+/** Whole seconds since 1970 (rounded down) of a µs count. */
+function secondsOf(us: bigint): number {
+  return Number(us >= 0n ? us / US_PER_SECOND : -((-us + US_PER_SECOND - 1n) / US_PER_SECOND));
+}
+
+/** The offset east (s) of `zone` at the instant `us`. */
+function offsetAt(us: bigint, zone: TimeZone): number {
+  return zone.offsetAt(secondsOf(us));
+}
+
+/** timestamptz to timestamp (timestamptz2timestamp): the local time in `zone`. */
+export function timestamptzToTimestamp(us: bigint, zone: TimeZone): bigint {
+  if (!isFiniteTimestamp(us) || zone === UTC) return us;
+  return checkTimestamp(us + BigInt(offsetAt(us, zone)) * US_PER_SECOND);
+}
+
+/** timestamp to timestamptz (timestamp2timestamptz): the local time read in `zone` (DetermineTimeZoneOffset). */
+export function timestampToTimestamptz(local: bigint, zone: TimeZone): bigint {
+  if (!isFiniteTimestamp(local) || zone === UTC) return local;
+  return checkTimestamp(local - BigInt(offsetForLocal(zone, secondsOf(local))) * US_PER_SECOND);
+}
+
+/**
+ * timezone(zone, timestamptz) and `timestamptz AT TIME ZONE zone` (timestamptz_zone): the
+ * local time there, a timestamp; timezone(zone, timestamp) (timestamp_zone) reads a local
+ * time there, a timestamptz. The zone is an abbreviation, a zone name or a POSIX spec
+ * ('+05' is POSIX: five hours west), else 22023.
+ */
+export function atTimeZone(zoneText: string, v: bigint, from: 'timestamp' | 'timestamptz'): bigint {
+  const zone = zoneOf(zoneText);
+  if (!isFiniteTimestamp(v)) return v;
+  return from === 'timestamptz' ? timestamptzToTimestamp(v, zone) : timestampToTimestamptz(v, zone);
+}
+
+/** timestamp_izone / timestamptz_izone: AT TIME ZONE INTERVAL '…' is a fixed offset east. */
+function atInterval(iv: Uint8Array, v: bigint, from: 'timestamp' | 'timestamptz'): bigint {
+  const p = intervalParts(iv);
+  if (p.months !== 0 || p.days !== 0) throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, `interval time zone "${formatInterval(iv)}" must not include months or days`);
+  if (!isFiniteTimestamp(v)) return v;
+  const off = (p.us / US_PER_SECOND) * US_PER_SECOND;
+  return checkTimestamp(from === 'timestamptz' ? v + off : v - off);
+}
+
+const zoneArgs = new Map<string, TimeZone>();
+
+function zoneOf(text: string): TimeZone {
+  let z = zoneArgs.get(text);
+  if (z === undefined) {
+    const found = zoneArgument(text);
+    if (found === null) throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, `time zone "${text}" not recognized`);
+    z = found;
+    if (zoneArgs.size > 1000) zoneArgs.clear();
+    zoneArgs.set(text, z);
+  }
+  return z;
+}
+
 /** Days since 1970 and microseconds into the day, the day rounded down. */
 function splitTimestamp(us: bigint): [number, bigint] {
   let days = us / US_PER_DAY;
@@ -111,6 +171,21 @@ export function timestampPlusInterval(ts: bigint, iv: Uint8Array, sign: 1 | -1 =
     t = checkTimestamp(BigInt(day) * US_PER_DAY + tod);
   }
   return checkTimestamp(t + us);
+}
+
+/**
+ * timestamptz + interval (timestamptz_pl_interval): months, then days, each on the local time
+ * in `zone` and read back there (so a day across a DST change is 23 or 25 hours), then the
+ * microseconds on the instant.
+ */
+export function timestamptzPlusInterval(ts: bigint, iv: Uint8Array, sign: 1 | -1, zone: TimeZone): bigint {
+  if (zone === UTC) return timestampPlusInterval(ts, iv, sign);
+  const p = intervalParts(iv);
+  if (!isFiniteTimestamp(ts)) return ts;
+  let t = ts;
+  if (p.months !== 0) t = timestampToTimestamptz(timestampPlusInterval(timestamptzToTimestamp(t, zone), makeInterval(p.months, 0, 0n), sign), zone);
+  if (p.days !== 0) t = timestampToTimestamptz(timestampPlusInterval(timestamptzToTimestamp(t, zone), makeInterval(0, p.days, 0n), sign), zone);
+  return checkTimestamp(sign === 1 ? t + p.us : t - p.us);
 }
 
 /** timestamp - timestamp (timestamp_mi): microseconds, then whole days split off (justify_hours). */
@@ -210,8 +285,25 @@ function lookupUnit(units: string, special: boolean): { lower: string; unit: Dat
 // ---------------------------------------------------------------------------------------------
 // date_trunc (timestamp_trunc, timestamptz_trunc, interval_trunc)
 
-/** date_trunc(units, timestamp|timestamptz): 22023 for an unknown unit, 0A000 for one that does not apply. */
-export function dateTrunc(units: string, ts: bigint, type: 'timestamp without time zone' | 'timestamp with time zone'): bigint {
+/**
+ * date_trunc(units, timestamp|timestamptz): 22023 for an unknown unit, 0A000 for one that does
+ * not apply. A timestamptz is truncated in the local time of `zone` (timestamptz_trunc_internal):
+ * to a day or more, the result is read back in the zone (DetermineTimeZoneOffset); below a day,
+ * it keeps the offset the value had (so the second 01:30 of a fall-back night truncates to its
+ * own 01:00).
+ */
+export function dateTrunc(units: string, ts: bigint, type: 'timestamp without time zone' | 'timestamp with time zone', zone: TimeZone = UTC): bigint {
+  if (type === 'timestamp with time zone' && zone !== UTC && isFiniteTimestamp(ts)) {
+    const off = BigInt(offsetAt(ts, zone)) * US_PER_SECOND;
+    const t = truncLocal(units, checkTimestamp(ts + off), type);
+    const unit = lookupUnit(units, false).unit!;
+    const belowDay = unit === 'microseconds' || unit === 'milliseconds' || unit === 'second' || unit === 'minute' || unit === 'hour';
+    return belowDay ? checkTimestamp(t - off) : timestampToTimestamptz(t, zone);
+  }
+  return truncLocal(units, ts, type);
+}
+
+function truncLocal(units: string, ts: bigint, type: 'timestamp without time zone' | 'timestamp with time zone'): bigint {
   const { lower, unit } = lookupUnit(units, false);
   if (unit === undefined) throw unitNotRecognized(lower, type);
   if (!isFiniteTimestamp(ts)) return ts;
@@ -342,9 +434,26 @@ function scaled(v: bigint, scale: number): string {
  * timestamp, timestamptz (UTC) or interval value. date_part of a date goes through timestamp
  * in PostgreSQL (a SQL function), so the caller casts it first.
  */
-export function extractField(units: string, type: DateTimeTypeName, v: number | bigint | Uint8Array, as: PartResult): string | number | null {
+export function extractField(units: string, type: DateTimeTypeName, v: number | bigint | Uint8Array, as: PartResult, zone: TimeZone = UTC): string | number | null {
   const { lower, unit } = lookupUnit(units, true);
   if (unit === undefined) throw unitNotRecognized(lower, type);
+  if (type === 'timestamp with time zone' && isFiniteTimestamp(v as bigint)) {
+    // Fields of the local time in the zone; the epoch is the instant's; timezone* the offset (C division).
+    const ts = v as bigint;
+    const off = offsetAt(ts, zone);
+    switch (unit) {
+      case 'epoch':
+        return as === 'numeric' ? scaled(ts, 6) : Number(ts) / 1e6;
+      case 'timezone':
+        return int(off, as);
+      case 'timezone_hour':
+        return int(Math.trunc(off / 3600), as);
+      case 'timezone_minute':
+        return int(Math.trunc(off / 60) % 60, as);
+      default:
+        return timestampField(unit, lower, type, ts + BigInt(off) * US_PER_SECOND, as);
+    }
+  }
   if (type === 'interval') return extractInterval(unit, lower, v as Uint8Array, as);
   if (type === 'date') {
     const days = v as number;
@@ -419,8 +528,7 @@ function timestampField(unit: DateUnit, lower: string, type: DateTimeTypeName, t
     case 'timezone':
     case 'timezone_hour':
     case 'timezone_minute':
-      // The session time zone is UTC: every offset is zero.
-      if (type === 'timestamp with time zone') return int(0, as);
+      // timestamptz's are answered by extractField, in its zone.
       throw unitNotSupported(lower, type);
     default:
       return unreachable(unit);
@@ -525,8 +633,10 @@ export function dateTimeFn(fn: DateTimeFn, argExprs: readonly Expr[], type: PgTy
     case 'date_mi':
       return dateDiff(v[0] as number, v[1] as number);
     case 'ts_pl_interval':
+      if (type.id === 'timestamptz') return timestamptzPlusInterval(v[0] as bigint, v[1] as Uint8Array, 1, currentTimeZone());
       return timestampPlusInterval(v[0] as bigint, v[1] as Uint8Array, 1);
     case 'ts_mi_interval':
+      if (type.id === 'timestamptz') return timestamptzPlusInterval(v[0] as bigint, v[1] as Uint8Array, -1, currentTimeZone());
       return timestampPlusInterval(v[0] as bigint, v[1] as Uint8Array, -1);
     case 'ts_mi':
       return timestampDiff(v[0] as bigint, v[1] as bigint);
@@ -542,12 +652,22 @@ export function dateTimeFn(fn: DateTimeFn, argExprs: readonly Expr[], type: PgTy
       return intervalDiv(v[0] as Uint8Array, v[1] as number);
     case 'date_trunc':
       if (type.id === 'interval') return intervalTrunc(v[0] as string, v[1] as Uint8Array);
-      return dateTrunc(v[0] as string, v[1] as bigint, type.id === 'timestamptz' ? 'timestamp with time zone' : 'timestamp without time zone');
+      if (type.id === 'timestamptz') {
+        // date_trunc(text, timestamptz, zone) truncates in the named zone instead of the session's.
+        const zone = v.length > 2 ? zoneOf(v[2] as string) : currentTimeZone();
+        return dateTrunc(v[0] as string, v[1] as bigint, 'timestamp with time zone', zone);
+      }
+      return dateTrunc(v[0] as string, v[1] as bigint, 'timestamp without time zone');
+    case 'timezone': {
+      const from = argExprs[1]!.type.id === 'timestamptz' ? 'timestamptz' : 'timestamp';
+      if (argExprs[0]!.type.id === 'interval') return atInterval(v[0] as Uint8Array, v[1] as bigint, from);
+      return atTimeZone(v[0] as string, v[1] as bigint, from);
+    }
     case 'extract':
     case 'date_part': {
       const t = TYPE_NAMES[argExprs[1]!.type.id];
       if (t === undefined) throw new Error(`${fn} of ${argExprs[1]!.type.id}: the binder admits date/time types only`);
-      return extractField(v[0] as string, t, v[1] as number | bigint | Uint8Array, fn === 'extract' ? 'numeric' : 'float8');
+      return extractField(v[0] as string, t, v[1] as number | bigint | Uint8Array, fn === 'extract' ? 'numeric' : 'float8', currentTimeZone());
     }
     default:
       return unreachable(fn);

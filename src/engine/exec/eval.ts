@@ -252,7 +252,7 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
 }
 
 const DATETIME_FNS: ReadonlySet<string> = new Set<DateTimeFn>([
-  'date_pli', 'date_mii', 'date_mi', 'ts_pl_interval', 'ts_mi_interval', 'ts_mi', 'interval_pl', 'interval_mi', 'interval_um', 'interval_mul', 'interval_div', 'date_trunc', 'extract', 'date_part',
+  'date_pli', 'date_mii', 'date_mi', 'ts_pl_interval', 'ts_mi_interval', 'ts_mi', 'interval_pl', 'interval_mi', 'interval_um', 'interval_mul', 'interval_div', 'date_trunc', 'timezone', 'extract', 'date_part',
 ]);
 const MATH_FNS: ReadonlySet<string> = new Set<MathFn>(['abs', 'round', 'trunc', 'ceil', 'floor', 'sign', 'mod', 'power', 'sqrt', 'greatest', 'least', 'numeric_typmod']);
 

@@ -13,7 +13,8 @@ import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } fro
 import { categoryOf } from '../types.js';
 import { holds } from '../../scan/index.js';
 import { numericDiv, numericMod } from './numeric.js';
-import { dateToTimestamp, timestampToDate } from './datetime.js';
+import { dateToTimestamp, timestampToDate, timestampToTimestamptz, timestamptzToTimestamp } from './datetime.js';
+import { currentTimeZone } from '../context.js';
 
 const INT_LIMITS = {
   int2: [-32768, 32767, 'smallint'],
@@ -160,17 +161,22 @@ export function compare(type: PgType, a: Value, b: Value): number {
 /** Whether a comparison result satisfies `op` (the scan layer's rule, shared). */
 export const compareOp = holds;
 
-/** Formats a non-NULL engine value as PostgreSQL's output function does. */
+/** Formats a non-NULL engine value as PostgreSQL's output function does (timestamptz in the session's zone). */
 export function toText(type: PgType, v: Value): string {
   if (type.id === 'numeric' && typeof v === 'string') return v;
-  return formatText(type, v);
+  return formatText(type, v, currentTimeZone());
+}
+
+/** Parses text input for `type` as PostgreSQL's input function does (timestamptz in the session's zone). */
+export function fromText(type: PgType, text: string): Value {
+  return parseText(type, text, currentTimeZone());
 }
 
 /**
  * Casts a non-NULL value between engine types (PostgreSQL's cast functions): integer widening
  * and narrowing with range checks, integer/numeric to float, float and numeric to integer
  * rounding as PostgreSQL does, anything to and from text through the types' text I/O, date,
- * timestamp and timestamptz among each other (in UTC). Other casts are 0A000.
+ * timestamp and timestamptz among each other (in the session's time zone). Other casts are 0A000.
  */
 export function castValue(from: PgType, to: PgType, v: Value): Value {
   if (from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar') return v;
@@ -178,17 +184,20 @@ export function castValue(from: PgType, to: PgType, v: Value): Value {
   const ct = categoryOf(to);
   // bpchar to text or varchar drops the padding (rtrim1, the cast function of bpchar → text).
   if (from.id === 'bpchar' && (to.id === 'text' || to.id === 'varchar')) return parseText(to, (v as string).replace(/ +$/, ''));
-  if (cf === 'string') return parseText(to, v as string);
+  if (cf === 'string') return fromText(to, v as string);
   // bool's cast to text is booltext (`true`), not its output function (`t`).
   if (ct === 'string') return parseText(to, from.id === 'bool' ? String(v) : toText(from, v));
   if (cf === 'numeric' && ct === 'numeric') return castNumber(from, to, v);
   // bool_int4 and int4_bool, the only casts between booleans and numbers.
   if (from.id === 'bool' && to.id === 'int4') return v ? 1 : 0;
   if (from.id === 'int4' && to.id === 'bool') return v !== 0;
-  // timestamptz in the session time zone, UTC (./datetime.ts): the same microseconds.
-  if (from.id === 'date' && (to.id === 'timestamp' || to.id === 'timestamptz')) return dateToTimestamp(v as number);
-  if ((from.id === 'timestamp' && to.id === 'timestamptz') || (from.id === 'timestamptz' && to.id === 'timestamp')) return v;
-  if ((from.id === 'timestamp' || from.id === 'timestamptz') && to.id === 'date') return timestampToDate(v as bigint);
+  // timestamptz against the local times of the session's zone (./datetime.ts).
+  if (from.id === 'date' && to.id === 'timestamp') return dateToTimestamp(v as number);
+  if (from.id === 'date' && to.id === 'timestamptz') return timestampToTimestamptz(dateToTimestamp(v as number), currentTimeZone());
+  if (from.id === 'timestamp' && to.id === 'timestamptz') return timestampToTimestamptz(v as bigint, currentTimeZone());
+  if (from.id === 'timestamptz' && to.id === 'timestamp') return timestamptzToTimestamp(v as bigint, currentTimeZone());
+  if (from.id === 'timestamp' && to.id === 'date') return timestampToDate(v as bigint);
+  if (from.id === 'timestamptz' && to.id === 'date') return timestampToDate(timestamptzToTimestamp(v as bigint, currentTimeZone()));
   throw notSupported(`cast from ${from.id} to ${to.id}`);
 }
 

@@ -17,7 +17,7 @@ import { type Field, type PgType, type Value, isDecimal128, parseText, pgDisplay
 import type { Expr } from '../expr.js';
 import { isUnknownLiteral } from '../bind.js';
 import { datatypeMismatch } from '../errors.js';
-import { castValue } from '../exec/kernels.js';
+import { castValue, fromText } from '../exec/kernels.js';
 import { categoryOf, engineType } from '../types.js';
 
 /** Fails with 42804 unless a value of `from` may be stored in `to` by an assignment cast. */
@@ -37,7 +37,7 @@ export function checkAssignable(from: PgType, to: Field, location?: number): voi
 /** The storage value of `v` (an engine value of `from`, or an unknown literal's text) in column `to`. */
 export function assignValue(from: PgType, unknown: boolean, to: Field, v: Value): Value {
   if (v === null) return null;
-  if (unknown) return parseText(to.type, v as string);
+  if (unknown) return fromText(to.type, v as string);
   const engine = castValue(from, engineType(to.type), v);
   // numeric(p,s) is an unscaled decimal128 on disk: its input function rounds and checks precision.
   return isDecimal128(to.type) ? parseText(to.type, engine as string) : engine;

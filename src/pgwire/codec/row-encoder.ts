@@ -22,11 +22,12 @@
  *   date            YYYY-MM-DD                 timestamp[tz]   YYYY-MM-DD HH:MM:SS[.ffffff][+00]
  *   anything else   formatText(type, getValue(…)) per value (floats, numeric(p,s))
  *
- * ±infinity dates and timestamps go through formatText. Time zones: paxd's sessions print timestamptz in UTC only (./params.ts
- * refuses any other TimeZone), hence the constant "+00".
+ * ±infinity dates and timestamps go through formatText. timestamptz prints as the local time
+ * in the session's TimeZone (the encoder's `zone`) with that zone's offset at the instant
+ * ("+02", "+05:30", "-04:56:02"), as timestamptz_out does.
  */
 import { endianness } from 'node:os';
-import { type Batch, type Column, type PgType, type Value, DATEVAL_NOBEGIN, DATEVAL_NOEND, UUID_TEXT_LENGTH, byteaTextLength, dateTextLength, digitCount, formatText, getValue, putDigits, timestampTextLength, unreachable, writeByteaText, writeDateText, writeTimestampText, writeUuidText, Kind, kindOf as typeKind } from '../../types/index.js';
+import { type Batch, type Column, type PgType, type TimeZone, type Value, UTC, DATEVAL_NOBEGIN, DATEVAL_NOEND, UUID_TEXT_LENGTH, byteaTextLength, dateTextLength, digitCount, formatText, getValue, putDigits, timestampTextLength, unreachable, writeByteaText, writeDateText, writeTimestampText, writeUuidText, Kind, kindOf as typeKind } from '../../types/index.js';
 import { BACKEND } from './constants.js';
 
 /** One output column: the batch column it prints (-1: always NULL) and that column's stored type. */
@@ -139,7 +140,10 @@ export class RowEncoder {
   /** Per column: values formatted as strings by the first pass (generic kinds, fallbacks); null when not. */
   private readonly strs: (string | null)[][];
 
-  constructor(readonly columns: readonly EncoderColumn[]) {
+  constructor(
+    readonly columns: readonly EncoderColumn[],
+    private readonly zone: TimeZone = UTC,
+  ) {
     this.kinds = Int8Array.from(columns.map(kindOf));
     this.sources = Int32Array.from(columns.map((c) => c.source));
     this.types = columns.map((c) => c.type);
@@ -203,10 +207,10 @@ export class RowEncoder {
             break;
           case K_TIMESTAMP:
           case K_TIMESTAMPTZ:
-            measureTimestamp(col, sel, seg.from, seg.to, lens, base + r, pos, r, strs, kind === K_TIMESTAMPTZ);
+            measureTimestamp(col, sel, seg.from, seg.to, lens, base + r, pos, r, strs, kind === K_TIMESTAMPTZ ? this.zone : null);
             break;
           default:
-            measureGeneric(col, sel, seg.from, seg.to, lens, base + r, pos, r, strs, this.types[j]!);
+            measureGeneric(col, sel, seg.from, seg.to, lens, base + r, pos, r, strs, this.types[j]!, this.zone);
         }
         r += seg.to - seg.from;
       }
@@ -266,7 +270,7 @@ export class RowEncoder {
             break;
           case K_TIMESTAMP:
           case K_TIMESTAMPTZ:
-            writeTimestamp(col, sel, seg.from, seg.to, lens, base + r, pos, r, buf, strs, kind === K_TIMESTAMPTZ);
+            writeTimestamp(col, sel, seg.from, seg.to, lens, base + r, pos, r, buf, strs, kind === K_TIMESTAMPTZ ? this.zone : null);
             break;
           default:
             writeStrings(lens, base + r, pos, r, seg.to - seg.from, buf, strs);
@@ -527,7 +531,7 @@ function splitMicros(hi: number, lo: number): void {
   split[1] = rem;
 }
 
-function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], tz: boolean): void {
+function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], tz: TimeZone | null): void {
   const h = halvesOf(col);
   const validity = col.validity;
   for (let p = from; p < to; p++, at++, r++) {
@@ -552,7 +556,7 @@ function measureTimestamp(col: Column, sel: Uint32Array | null, from: number, to
   }
 }
 
-function writeTimestamp(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, buf: Buffer, strs: (string | null)[], tz: boolean): void {
+function writeTimestamp(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, buf: Buffer, strs: (string | null)[], tz: TimeZone | null): void {
   const h = halvesOf(col);
   for (let p = from; p < to; p++, at++, r++) {
     const len = lens[at]!;
@@ -580,7 +584,7 @@ function isInfinity(hi: number, lo: number): boolean {
   return (hi === 0x7fffffff && lo === 0xffffffff) || (hi === -0x80000000 && lo === 0);
 }
 
-function measureGeneric(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], type: PgType): void {
+function measureGeneric(col: Column, sel: Uint32Array | null, from: number, to: number, lens: Int32Array, at: number, pos: Int32Array, r: number, strs: (string | null)[], type: PgType, zone: TimeZone): void {
   for (let p = from; p < to; p++, at++, r++) {
     const v: Value = getValue(col, sel === null ? p : sel[p]!);
     if (v === null) {
@@ -588,7 +592,7 @@ function measureGeneric(col: Column, sel: Uint32Array | null, from: number, to: 
       strs[r] = null;
       continue;
     }
-    const s = formatText(type, v);
+    const s = formatText(type, v, zone);
     strs[r] = s;
     const len = Buffer.byteLength(s, 'utf8');
     lens[at] = len;

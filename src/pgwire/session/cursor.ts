@@ -168,7 +168,7 @@ export class StreamCursor {
    * (it throws to stop, e.g. once the statement was cancelled). Returns the rows fetched.
    */
   async forward(count: number, emit: (chunk: Buffer) => Promise<void>, check: () => void, alloc?: (size: number) => Buffer): Promise<number> {
-    this.encoder ??= new RowEncoder(this.plan.sources.map((s, i) => ({ source: s, type: s < 0 ? this.plan.fields[i]!.type : this.plan.columns[s]!.type })));
+    this.encoder ??= new RowEncoder(this.plan.sources.map((s, i) => ({ source: s, type: s < 0 ? this.plan.fields[i]!.type : this.plan.columns[s]!.type })), this.plan.timeZone);
     const encoder = this.encoder;
     return this.exclusive(async () => {
       let total = 0;

@@ -1,13 +1,15 @@
 /**
  * Run-time parameters a session has (SET / SHOW / RESET and the startup packet), with the
  * ones PostgreSQL reports to clients in ParameterStatus (GUC_REPORT). A value paxd would not
- * honour in its output (DateStyle other than ISO, a TimeZone other than UTC, …) is refused
- * with 0A000 rather than accepted and ignored: the text format must stay exactly
- * PostgreSQL's under the settings the client believes are in force.
+ * honour in its output (DateStyle other than ISO, …) is refused with 0A000 rather than
+ * accepted and ignored: the text format must stay exactly PostgreSQL's under the settings the
+ * client believes are in force. TimeZone takes what PostgreSQL's check_timezone takes
+ * (../../types/timezone.ts) and shows its canonical spelling; an unknown zone is 22023.
  *
  *   const p = new SessionParams({ user: 'app', applicationName: 'psql' });
  *   p.set('datestyle', 'iso, mdy')   // { name: 'DateStyle', value: 'ISO, MDY', report: true }
- *   p.show('timezone')               // { name: 'TimeZone', value: 'UTC' }
+ *   p.set('timezone', 'europe/berlin') // { name: 'TimeZone', value: 'Europe/Berlin', report: true }
+ *   p.set('timezone', '+02')         // value '<+02>-02': two hours east (POSIX sign in the name)
  */
 import {
   PaxdError,
@@ -19,7 +21,10 @@ import {
   LOCK_TIMEOUT,
   STATEMENT_TIMEOUT,
   WORK_MEM,
+  type TimeZone,
   type UnitSetting,
+  UTC,
+  timeZoneSetting,
 } from '../../types/index.js';
 import { invalidParameterValue, unknownParameter } from '../codec/errors.js';
 import { DEFAULT_WORK_MEM } from '../../engine/index.js';
@@ -39,12 +44,19 @@ export interface SessionIdentity {
   readonly applicationName: string;
   /** The server's work_mem in bytes (default: the engine's). */
   readonly workMem?: number;
+  /** The server's TimeZone (default UTC). */
+  readonly timeZone?: TimeZone;
 }
 
 /** What `server_version` says: a real PostgreSQL version first, so libpq and postgres_fdw parse it (≥ 15: CLOSE + DECLARE rescans). */
 export const SERVER_VERSION = '15.0 (paxd)';
 
-const UTC_NAMES = new Set(['utc', 'gmt', 'etc/utc', 'etc/gmt', 'uct', 'universal', 'zulu', 'z', 'etc/universal', 'etc/zulu', 'greenwich', '0', '+0', '-0', '00:00', '+00:00']);
+/** check_timezone: the zone, or 22023 as PostgreSQL words it. */
+function zoneOf(v: string): TimeZone {
+  const z = timeZoneSetting(v);
+  if (z === null) throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": "${v}"`);
+  return z;
+}
 
 function anything(v: string): string {
   return v;
@@ -106,11 +118,8 @@ const SPECS: readonly ParamSpec[] = [
   {
     name: 'TimeZone',
     report: true,
-    initial: () => 'UTC',
-    canonical: (v) => {
-      if (UTC_NAMES.has(v.toLowerCase())) return v;
-      throw notHonoured('TimeZone', v, 'paxd prints timestamptz in UTC');
-    },
+    initial: (s) => s.timeZone?.name ?? 'UTC',
+    canonical: (v) => zoneOf(v).name,
   },
   { name: 'integer_datetimes', report: true, initial: () => 'on', canonical: null },
   {
@@ -205,6 +214,12 @@ export class SessionParams {
 
   resetAll(): ParamChange[] {
     return SPECS.filter((s) => s.canonical !== null).map((s) => this.reset(s.name));
+  }
+
+  /** The TimeZone setting as a zone, for the statements of the session. */
+  get timeZone(): TimeZone {
+    const name = this.values.get('TimeZone')!;
+    return name === 'UTC' ? UTC : zoneOf(name);
   }
 
   /** work_mem in bytes. */

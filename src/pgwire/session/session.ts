@@ -23,7 +23,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../../table/index.js';
 import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../../engine/index.js';
-import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type Value, undefinedTable, unreachable, featureNotSupported } from '../../types/index.js';
+import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type TimeZone, type Value, undefinedTable, unreachable, featureNotSupported } from '../../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from '../codec/constants.js';
 import { FrameReader, type Frame } from '../codec/frames.js';
 import * as be from '../codec/backend.js';
@@ -650,7 +650,7 @@ export class Session {
       const fmt = fields.map((_, i) => formatOf(f, i));
       if (describe && o.fields !== null) this.send(be.rowDescription(fields.map((x, i) => ({ ...x, format: fmt[i]! }))));
       for (let i = from; i < to; i++) {
-        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt)));
+        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt, this.params!.timeZone)));
         if (this.outBytes === 0) await this.pace();
       }
     }
@@ -752,7 +752,7 @@ export class Session {
 
   /** An engine statement: prepared at Parse (with `values` for its $n), or run from its parse tree (or a text paxd wrote). */
   private async engineQuery(stmt: AstNode | string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
-    const options = { workMem: this.params!.workMem };
+    const options = { workMem: this.params!.workMem, timeZone: this.params!.timeZone };
     return this.guarded(() => (prepared !== null ? prepared.execute(values) : typeof stmt === 'string' ? query(this.sdb, stmt, undefined, options) : queryParsed(this.sdb, stmt, options)));
   }
 
@@ -916,7 +916,7 @@ export class Session {
     // transaction's view of the table has them when the statement is bound: ./transaction.ts).
     if (this.tx !== null && !stmt.hold && stmt.scroll !== true && !stmt.binary) {
       const types = prepared?.paramTypes ?? [];
-      const plan = await this.guarded(() => scanPlanOf(this.sdb, stmt.queryAst, types, values, { workMem: this.params!.workMem }));
+      const plan = await this.guarded(() => scanPlanOf(this.sdb, stmt.queryAst, types, values, { workMem: this.params!.workMem, timeZone: this.params!.timeZone }));
       if (plan !== null) {
         this.cursors.set(stmt.name, await StreamCursor.open(stmt.name, plan, options));
         return { ...NO_ROWS, tag: 'DECLARE CURSOR' };
@@ -966,7 +966,7 @@ export class Session {
       lines.push(binaryTrailer());
     } else {
       if (f.header) lines.push(formatRow(f, r.fields.map((x) => x.name)));
-      for (const row of textRows(r)) lines.push(formatRow(f, row));
+      for (const row of textRows(r, this.params!.timeZone)) lines.push(formatRow(f, row));
     }
     return { ...NO_ROWS, tag: `COPY ${r.rows.length}`, copyOut: { columns: r.fields.length, binary: f.binary, lines } };
   }
@@ -1034,7 +1034,7 @@ export class Session {
     const types = m.paramTypes.map(typeOfOid);
     // Bound and typed now, as PostgreSQL's Parse does: an unknown table fails here.
     let engine: PreparedQuery | null = null;
-    const options = { workMem: this.params!.workMem };
+    const options = { workMem: this.params!.workMem, timeZone: this.params!.timeZone };
     if (stmt?.kind === 'engine') engine = await prepareParsed(this.sdb, stmt.ast, types, options);
     else if (stmt?.kind === 'declare') engine = await prepareParsed(this.sdb, stmt.queryAst, types, options);
     this.statements.set(m.name, { sql: m.sql, statement: stmt, paramTypes: types, engine });
@@ -1050,7 +1050,7 @@ export class Session {
     const values = m.params.map((b, i) => {
       if (b === null) return null;
       const t = types[i]!;
-      return formatOf(m.paramFormats, i) === FORMAT.binary ? decodeBinary(t, b) : parseText(t, b.toString('utf8'));
+      return formatOf(m.paramFormats, i) === FORMAT.binary ? decodeBinary(t, b) : parseText(t, b.toString('utf8'), this.params!.timeZone);
     });
     if (m.portal !== '' && this.portals.has(m.portal)) throw duplicateCursor(m.portal);
     this.portals.set(m.portal, { prepared, bind: m, values, outcome: null, sent: 0 });
@@ -1129,7 +1129,7 @@ export class Session {
       const fields = o.fields ?? [];
       const fmt = fields.map((_, i) => formatOf(o.binary === true ? [FORMAT.binary] : formats, i));
       for (let i = start; i < end; i++) {
-        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt)));
+        this.send(be.dataRow(encodeRow(fields, o.rows[i]!, fmt, this.params!.timeZone)));
         if (this.outBytes === 0) await this.pace();
       }
       if (start === 0) for (const msg of o.messages) this.send(msg);
@@ -1155,7 +1155,7 @@ export class Session {
         : c.fetch('forward', count);
     const fmt = c.fields.map(() => FORMAT.text);
     for (const row of rows) {
-      this.send(be.dataRow(encodeRow(c.fields, row, fmt)));
+      this.send(be.dataRow(encodeRow(c.fields, row, fmt, this.params!.timeZone)));
       if (this.outBytes === 0) await this.pace();
     }
     if (maxRows > 0 && rows.length === maxRows) this.send(be.portalSuspended());
@@ -1263,7 +1263,7 @@ function paramTypesOf(p: Prepared): readonly PgType[] {
 }
 
 /** One row's values for DataRow: text (as PostgreSQL's output functions print) or binary. */
-function encodeRow(fields: readonly ResultField[], row: readonly Value[], formats: readonly number[]): (string | Uint8Array | null)[] {
+function encodeRow(fields: readonly ResultField[], row: readonly Value[], formats: readonly number[], zone: TimeZone): (string | Uint8Array | null)[] {
   const out: (string | Uint8Array | null)[] = new Array(row.length);
   for (let i = 0; i < row.length; i++) {
     const v = row[i]!;
@@ -1271,7 +1271,7 @@ function encodeRow(fields: readonly ResultField[], row: readonly Value[], format
     if (v === null) out[i] = null;
     else if (formats[i] === FORMAT.binary) out[i] = encodeBinary(type, v);
     // The engine keeps numeric results as exact text.
-    else out[i] = type.id === 'numeric' && typeof v === 'string' ? v : formatText(type, v);
+    else out[i] = type.id === 'numeric' && typeof v === 'string' ? v : formatText(type, v, zone);
   }
   return out;
 }
