@@ -393,12 +393,17 @@ function spelling(input: string, resolved: string): string {
   canonicalNames ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
   const known = canonicalNames.get(input.toLowerCase());
   if (known !== undefined) return known;
+  // The System V names of the tz database are upper case (EST5EDT, PST8PDT).
+  if (/^[a-z]{3}\d[a-z]{3}$/i.test(input)) return input.toUpperCase();
   // A link name typed in one case ('us/pacific'): the tz database capitalizes each word.
   return input
     .toLowerCase()
     .replace(/(^|[/_-])([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase())
     .replace(/^(Us|Gb|Nz|Prc|Roc|Rok|Uct|Utc|Gmt|Est|Mst|Hst|Cet|Met|Eet|Wet|W-Su)(?=$|\/|-|\d)/, (w) => w.toUpperCase());
 }
+
+/** ICU's legacy three-letter IDs that the tz database has no file for (PostgreSQL refuses 'PST'). */
+const ICU_ONLY = new Set('ACT AET AGT ART AST BET BST CAT CNT CST CTT EAT ECT IET IST JST MIT NET NST PLT PNT PRT PST SST VST'.split(' '));
 
 /**
  * pg_tzset: a zone file's name (case-insensitive; an IANA name through Intl) or a POSIX spec,
@@ -410,7 +415,7 @@ export function zoneByName(input: string): TimeZone | null {
   if (hit !== undefined) return hit;
   let z: TimeZone | null = null;
   if (key === 'GMT') z = new FixedZone('GMT', 0);
-  else if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(input)) {
+  else if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(input) && !ICU_ONLY.has(key)) {
     try {
       const resolved = new Intl.DateTimeFormat('en-US', { timeZone: input }).resolvedOptions().timeZone;
       const name = spelling(input, resolved);

@@ -186,6 +186,8 @@ export interface ParamChange {
 
 export class SessionParams {
   private readonly values = new Map<string, string>();
+  /** Values the startup packet gave: RESET returns to them, as PostgreSQL's reset_val. */
+  private readonly defaults = new Map<string, string>();
 
   constructor(private readonly identity: SessionIdentity) {
     for (const s of SPECS) this.values.set(s.name, s.initial(identity));
@@ -204,10 +206,17 @@ export class SessionParams {
     return { name: spec.name, value: v, report: spec.report };
   }
 
+  /** A startup packet's value: set, and the value RESET returns to. */
+  setDefault(name: string, value: string): ParamChange {
+    const c = this.set(name, value);
+    this.defaults.set(c.name, c.value);
+    return c;
+  }
+
   reset(name: string): ParamChange {
     const spec = specOf(name);
     if (spec.canonical === null) throw readOnly(spec.name);
-    const v = spec.initial(this.identity);
+    const v = this.defaults.get(spec.name) ?? spec.initial(this.identity);
     this.values.set(spec.name, v);
     return { name: spec.name, value: v, report: spec.report };
   }

@@ -434,8 +434,8 @@ export class Session {
         for (const [name, value] of p.params) {
           if (name === 'user' || name === 'database' || name === 'application_name' || name === 'replication') continue;
           if (name.startsWith('_pq_.')) unknownOptions.push(name);
-          else if (name === 'options') for (const [k, v] of startupOptions(value)) params.set(k, v);
-          else params.set(name, value);
+          else if (name === 'options') for (const [k, v] of startupOptions(value)) params.setDefault(k, v);
+          else params.setDefault(name, value);
         }
         if (p.minor > 0 || unknownOptions.length > 0) this.send(be.negotiateProtocolVersion(0, unknownOptions));
         this.params = params;
@@ -778,7 +778,7 @@ export class Session {
       }
       case 'reset': {
         this.report([settings.reset(stmt.name)]);
-        return { ...NO_ROWS, tag: 'RESET' };
+        return { ...NO_ROWS, tag: stmt.tag };
       }
       case 'reset-all': {
         this.report(settings.resetAll());

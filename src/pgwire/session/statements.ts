@@ -44,7 +44,7 @@ export type Statement = (
       readonly ast: AstNode;
     }
   | { readonly kind: 'set'; readonly name: string; readonly value: string }
-  | { readonly kind: 'reset'; readonly name: string }
+  | { readonly kind: 'reset'; readonly name: string; readonly tag: 'SET' | 'RESET' }
   | { readonly kind: 'reset-all' }
   | { readonly kind: 'show'; readonly name: string }
   | { readonly kind: 'transaction'; readonly verb: TransactionVerb; readonly tag: string; readonly savepoint?: string }
@@ -149,8 +149,9 @@ function classifySet(s: Json): Kind {
     case 'VAR_SET_VALUE':
       return { kind: 'set', name, value: ((s.args ?? []) as Json[]).map(constText).join(', ') };
     case 'VAR_SET_DEFAULT':
+      return { kind: 'reset', name, tag: 'SET' }; // SET x TO DEFAULT, SET TIME ZONE LOCAL
     case 'VAR_RESET':
-      return { kind: 'reset', name };
+      return { kind: 'reset', name, tag: 'RESET' };
     case 'VAR_RESET_ALL':
       return { kind: 'reset-all' };
     case 'VAR_SET_MULTI':
