@@ -6,7 +6,7 @@
  *   GET  /metrics              Prometheus text (./metrics.ts)
  *   POST /v1/tables/{t}/rows   body: Arrow IPC stream, CSV or NDJSON (by Content-Type; gzip or
  *                              zstd by Content-Encoding) → one commit; 200 {"rows", "snapshot"}
- *   POST /v1/sql               body: SQL text, or JSON {"sql": "…"} → Arrow IPC stream, or JSON
+ *   POST /v1/sql               body: SQL text, or JSON {"sql": "…", "timezone"?: "Europe/Berlin"} (UTC unless given) → Arrow IPC stream, or JSON
  *                              {"fields", "rows"} (PostgreSQL text values) with Accept: application/json
  *
  * Errors are JSON `{"error": {"sqlstate", "message", "line"?, "column"?}}` with a 4xx status
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Database } from '../table/index.js';
-import { PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE } from '../types/index.js';
+import { PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
 import type { Format } from '../insert/readers.js';
 import { query, textRows, commandTag } from '../engine/index.js';
@@ -370,6 +370,7 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
   await receive(req, limit, (c) => void chunks.push(c));
   const text = Buffer.concat(chunks).toString('utf8');
   let sql = text;
+  let zone: TimeZone | undefined;
   if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
     let parsed: unknown;
     try {
@@ -380,12 +381,19 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
     const s = (parsed as { sql?: unknown } | null)?.sql;
     if (typeof s !== 'string') throw new HttpError(400, SQLSTATE.invalid_parameter_value, 'JSON body needs "sql": a string');
     sql = s;
+    // "timezone": the session TimeZone the statement runs in (UTC when absent), as SET TimeZone takes it.
+    const tz = (parsed as { timezone?: unknown }).timezone;
+    if (tz !== undefined) {
+      const z = typeof tz === 'string' ? timeZoneSetting(tz) : null;
+      if (z === null) throw new HttpError(400, SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": ${JSON.stringify(tz)}`);
+      zone = z;
+    }
   }
   if (sql.trim() === '') throw new HttpError(400, SQLSTATE.syntax_error, 'no SQL statement in the body');
   const end = o.metrics.queryDuration.startTimer();
   let r;
   try {
-    r = await query(o.db, sql);
+    r = await query(o.db, sql, undefined, zone !== undefined ? { timeZone: zone } : undefined);
     o.metrics.queries.inc({ status: 'ok' });
   } catch (e) {
     o.metrics.queries.inc({ status: 'error' });
@@ -398,7 +406,7 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
     sendJson(res, 200, {
       command: commandTag(r),
       fields: r.fields.map((f) => ({ name: f.name, type: pgDisplayName(f.type) })),
-      rows: textRows(r),
+      rows: textRows(r, zone),
     });
     return;
   }

@@ -1,18 +1,27 @@
 /** `paxd sql "SQL"`: embedded SQL, results printed as a table, CSV, JSON lines or Arrow IPC. */
 import type { Command } from 'commander';
-import { usage } from '../../types/index.js';
+import { timeZoneSetting, usage } from '../../types/index.js';
 import { dataOption, type Io } from '../options.js';
 import { printTable } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
-  dataOption(cmd.option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table')).action(
+  dataOption(
+    cmd
+      .option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table')
+      .option('--timezone <zone>', 'the session TimeZone timestamptz is read and printed in (default: $PGTZ, else UTC)'),
+  ).action(
     async (statement: string | undefined, o) => {
       if (!['table', 'csv', 'json', 'arrow'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv, json or arrow`);
+      // As psql's sessions: --timezone, else PGTZ (libpq's variable), else UTC. TZ (the OS's zone) is not read.
+      const zoneText = (o.timezone as string | undefined) ?? (process.env['PGTZ'] || undefined);
+      const timeZone = zoneText === undefined ? undefined : timeZoneSetting(zoneText);
+      if (timeZone === null) throw usage(`invalid value for parameter "TimeZone": "${zoneText}"`);
+      const options = timeZone !== undefined ? { timeZone } : undefined;
       const [{ Database }, { query, queryAll, textRows, commandTag }] = await Promise.all([import('../../table/database.js'), import('../../engine/index.js')]);
       const db = await Database.open(o.data);
       try {
         const sql = statement ?? (await readStdin());
-        const results = statement !== undefined ? [await query(db, sql)] : await queryAll(db, sql);
+        const results = statement !== undefined ? [await query(db, sql, undefined, options)] : await queryAll(db, sql, options);
         for (const r of results) {
           if (r.fields.length === 0) {
             // INSERT, DELETE, CREATE TABLE, …: their command tag, as psql prints it.
@@ -25,7 +34,7 @@ export function define(cmd: Command, { out }: Io): void {
             continue;
           }
           const header = r.fields.map((f) => f.name);
-          const rows = textRows(r);
+          const rows = textRows(r, timeZone);
           if (o.format === 'json') {
             for (const row of rows) out(JSON.stringify(Object.fromEntries(header.map((h, i) => [h, row[i]]))) + '\n');
           } else if (o.format === 'csv') {
