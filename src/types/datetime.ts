@@ -705,7 +705,8 @@ function fracLength(usec: number): number {
 /** Bytes of EncodeTimezone's "+HH", "+HH:MM" or "+HH:MM:SS" for an offset east in seconds. */
 function offsetLength(east: number): number {
   const abs = east < 0 ? -east : east;
-  return abs % 60 !== 0 ? 9 : abs % 3600 !== 0 ? 6 : 3;
+  // POSIX specs allow offsets to 167 hours: three hour digits from 100 on.
+  return (abs % 60 !== 0 ? 9 : abs % 3600 !== 0 ? 6 : 3) + (abs >= 360000 ? 1 : 0);
 }
 
 /** EncodeTimezone (DateStyle ISO): the sign, two-digit hours, then minutes and seconds when not zero. */
@@ -715,7 +716,11 @@ function putOffset(buf: Uint8Array, o: number, east: number): number {
   const hh = Math.floor(abs / 3600);
   const mm = Math.floor(abs / 60) % 60;
   const ss = abs % 60;
-  buf[o + 1] = 48 + Math.floor(hh / 10);
+  if (hh >= 100) {
+    buf[o + 1] = 48 + Math.floor(hh / 100);
+    o++;
+  }
+  buf[o + 1] = 48 + (Math.floor(hh / 10) % 10);
   buf[o + 2] = 48 + (hh % 10);
   o += 3;
   if (mm === 0 && ss === 0) return o;
