@@ -312,7 +312,7 @@ class PosixReader {
       neg = true;
       this.i++;
     } else if (this.peek() === '+') this.i++;
-    const v = this.secs(24);
+    const v = this.secs(167);
     return v === null ? null : neg ? -v : v;
   }
 

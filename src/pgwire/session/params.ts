@@ -54,7 +54,11 @@ export const SERVER_VERSION = '15.0 (paxd)';
 /** check_timezone: the zone, or 22023 as PostgreSQL words it. */
 function zoneOf(v: string): TimeZone {
   const z = timeZoneSetting(v);
-  if (z === null) throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": "${v}"`);
+  if (z === null) {
+    // check_timezone's detail for a number of hours it cannot turn into a zone.
+    const detail = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v) ? { detail: 'UTC timezone offset is out of range.' } : {};
+    throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": "${v}"`, detail);
+  }
   return z;
 }
 
