@@ -114,7 +114,8 @@ test('pgjdbc with -Duser.timezone=Europe/Berlin connects and prints timestamptz 
 test('SET/SHOW TimeZone spell zones as PostgreSQL does; unknown ones are 22023', async () => {
   const { pg, paxdPort } = await setup();
   const values = ['europe/berlin', 'EUROPE/BERLIN', 'UTC', 'utc', 'GMT', 'gmt', 'Etc/GMT+3', '+02', '-7', '5.5', "'-05:30'", "'UTC+3'", "'utc-5:45'", "'<+03>-3'", "'EST5EDT'", "'CET'", "'Asia/Calcutta'", "'Mars/Base'", "'PST'", "'FOO+5BAR'", "'<-03>3<-02>,M3.5.0/-2,M10.5.0/-1'", '100', '200', "'us/pacific'", 'DEFAULT', 'LOCAL'];
-  const script = values.map((v) => `SET TIME ZONE ${/^[a-z/+.-]/i.test(v) && !/^(DEFAULT|LOCAL)$/.test(v) && !/^[+-]?\d/.test(v) ? `'${v}'` : v};\nSHOW TimeZone;\nSELECT timestamptz '2024-07-01 12:00:00+00';`).join('\n') + '\n';
+  const script = [...values.map((v) => `SET TIME ZONE ${/^[a-z/+.-]/i.test(v) && !/^(DEFAULT|LOCAL)$/.test(v) && !/^[+-]?\d/.test(v) ? `'${v}'` : v};\nSHOW TimeZone;\nSELECT timestamptz '2024-07-01 12:00:00+00';`),
+    ...["INTERVAL '+02:00' HOUR TO MINUTE", "INTERVAL '-05:30'", "INTERVAL '1 day'", "INTERVAL '1 month'", "INTERVAL '200 hours'"].map((v) => `SET TIME ZONE ${v};\nSHOW TimeZone;\nSELECT timestamptz '2024-07-01 12:00:00+00';`)].join('\n') + '\n';
   const dir = tempDir();
   writeFileSync(join(dir, 's.sql'), script);
   const runIt = (port: number, user: string, db: string) => run('psql', ['-X', '-At', '-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', db, '-f', join(dir, 's.sql')], { PGTZ: 'Asia/Kolkata' });

@@ -24,6 +24,8 @@ import {
   type TimeZone,
   type UnitSetting,
   UTC,
+  fixedZone,
+  parseInterval,
   timeZoneSetting,
 } from '../../types/index.js';
 import { invalidParameterValue, unknownParameter } from '../codec/errors.js';
@@ -53,6 +55,15 @@ export const SERVER_VERSION = '15.0 (paxd)';
 
 /** check_timezone: the zone, or 22023 as PostgreSQL words it. */
 function zoneOf(v: string): TimeZone {
+  const iv = /^interval\s*'(.*)'$/is.exec(v);
+  if (iv !== null) {
+    // SET TIME ZONE INTERVAL '…' (./statements.ts passes it on so): hours east, without months or days.
+    const p = parseInterval(iv[1]!);
+    const why = p.months !== 0 ? 'Cannot specify months in time zone interval.' : p.days !== 0 ? 'Cannot specify days in time zone interval.' : null;
+    const east = Number(p.us / 1000000n);
+    if (why === null && Math.abs(east) < 168 * 3600) return fixedZone(east);
+    throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": "${v}"`, { detail: why ?? 'UTC timezone offset is out of range.' });
+  }
   const z = timeZoneSetting(v);
   if (z === null) {
     // check_timezone's detail for a number of hours it cannot turn into a zone.

@@ -10,7 +10,7 @@
  *   //  { kind: 'engine', node: 'SelectStmt', ast: { SelectStmt: … }, text: ' SELECT 1', offset: 20 }]
  */
 import { type AstNode, parseStatements } from '../../engine/index.js';
-import { featureNotSupported } from '../../types/index.js';
+import { INTERVAL_RANGE, featureNotSupported, formatInterval, makeInterval, parseInterval } from '../../types/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: libpg-query's JSON parse tree comes without types
 type Json = { readonly [k: string]: any };
@@ -170,6 +170,14 @@ function isolationOf(args: Json[]): string {
 
 /** A SET argument as PostgreSQL's flatten_set_variable_args sees it: the constant's text. */
 function constText(n: Json): string {
+  const cast = n.TypeCast;
+  if (cast !== undefined && ((cast.typeName?.names ?? []) as Json[]).some((x) => x.String?.sval === 'interval') && cast.arg?.A_Const?.sval !== undefined) {
+    // SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE: the value through interval_in with its
+    // typmod and back, as flatten_set_variable_args passes it on ("INTERVAL '02:00:00'").
+    const mods = ((cast.typeName.typmods ?? []) as Json[]).map((m) => Number(m.A_Const?.ival?.ival ?? 0));
+    const p = parseInterval(String(cast.arg.A_Const.sval.sval ?? ''), mods[0] ?? INTERVAL_RANGE.FULL, mods[1] ?? null);
+    return `INTERVAL '${formatInterval(makeInterval(p.months, p.days, p.us))}'`;
+  }
   const c = n.A_Const;
   if (c === undefined) throw featureNotSupported('SET with an expression value');
   if (c.ival !== undefined) return String(c.ival.ival ?? 0);
