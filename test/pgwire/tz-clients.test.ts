@@ -126,6 +126,30 @@ test('SET/SHOW TimeZone spell zones as PostgreSQL does; unknown ones are 22023',
   assert.is(mine.stdout, theirs.stdout);
 });
 
+test('COPY FROM STDIN in a session outside UTC reads local times there, as PostgreSQL (text and csv)', async () => {
+  const { pg, paxdPort } = await setup();
+  const lines = ['2024-03-10 02:30:00', '2024-11-03 01:30:00', '2024-07-01 12:00:00', '2024-07-01 12:00:00+00', '2024-07-01 12:00:00.5 Europe/Berlin', '1880-01-01 00:00:00'];
+  const script = [
+    'CREATE TABLE cz (id int4, v timestamptz);',
+    'COPY cz FROM STDIN;',
+    ...lines.map((l, i) => `${i}\t${l}`),
+    '\\.',
+    'COPY cz FROM STDIN (FORMAT csv);',
+    ...lines.map((l, i) => `${i + 10},"${l}"`),
+    '\\.',
+    "SELECT id, v, v AT TIME ZONE 'UTC' FROM cz ORDER BY id;",
+    'DROP TABLE cz;',
+  ].join('\n') + '\n';
+  const dir = tempDir();
+  writeFileSync(join(dir, 'c.sql'), script);
+  const runIt = (port: number, user: string, db: string) => run('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', db, '-f', join(dir, 'c.sql')], { PGTZ: 'America/New_York' });
+  const theirs = await runIt(pg.port, 'postgres', 'postgres');
+  assert.is(theirs.code, 0, theirs.stderr);
+  const mine = await runIt(paxdPort, 'paxd', 'paxd');
+  assert.is(mine.stderr, theirs.stderr);
+  assert.is(mine.stdout, theirs.stdout);
+});
+
 test.after(async () => {
   if (env !== null) await (await env).close();
 });

@@ -13,7 +13,7 @@
  * A row that fails here is marked bad through the context; the block is then parsed again
  * without it (the reader's job), so a bad row never shifts or poisons its neighbours.
  */
-import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap, type Value, PaxdError, unreachable, parseText } from '../../types/index.js';
+import { DAYS_IN_MONTH, UNIX_EPOCH_JD, date2j, isLeap, type TimeZone, UTC, type Value, PaxdError, unreachable, parseText } from '../../types/index.js';
 import { type ColumnBuffer, FastPath } from './columns.js';
 import { type CsvTokenizer, FIELD_NULL, FIELD_PLAIN } from './tokenizer.js';
 
@@ -30,6 +30,8 @@ export interface BlockContext {
   skip(r: number, p: number): boolean;
   /** Field p of record r does not parse. */
   fail(r: number, p: number, e: PaxdError): void;
+  /** The zone timestamptz fields without an offset are read in (COPY FROM in a session's TimeZone). */
+  readonly timeZone: TimeZone;
   /** Record r has a NULL in a NOT NULL column (checked after all its fields, as PostgreSQL does). */
   nullInNotNull(r: number, col: ColumnBuffer): void;
 }
@@ -80,7 +82,7 @@ export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, bas
 function slowField(ctx: BlockContext, col: ColumnBuffer, src: Buffer, s: number, e: number, r: number, p: number, o: number): boolean {
   let v: Value;
   try {
-    v = parseText(col.field.type, src.toString('utf8', s, e));
+    v = parseText(col.field.type, src.toString('utf8', s, e), ctx.timeZone);
   } catch (err) {
     if (err instanceof PaxdError) {
       ctx.fail(r, p, err);
@@ -599,6 +601,8 @@ function timestampLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: nu
   const qbuf = tok.qbuf;
   const words = col.i32!;
   const withTz = col.kind === FastPath.Timestamptz;
+  // Outside UTC a field without an offset needs the zone's rules: parseText reads it.
+  const fast = !withTz || ctx.timeZone === UTC;
   let o = base;
   for (let r = 0; r < n; r++) {
     if (bad[r] !== 0 && ctx.skip(r, p)) continue;
@@ -611,7 +615,7 @@ function timestampLoop(ctx: BlockContext, col: ColumnBuffer, p: number, base: nu
     const src = fl === FIELD_PLAIN ? buf : qbuf;
     const s = fStart[k]!;
     const e = fEnd[k]!;
-    const us = scanIsoTimestamp(src, s, e, withTz);
+    const us = fast ? scanIsoTimestamp(src, s, e, withTz) : NaN;
     if (us === us) putI64(words, o, us);
     else if (!slowField(ctx, col, src, s, e, r, p, o)) continue;
     o++;

@@ -6,7 +6,7 @@
  *   resolveCsvOptions({ delimiter: ';', header: true })
  *   // { delimiter: 59, quote: 34, escape: 34, null: Uint8Array [], header: 'names', ... }
  */
-import { PaxdError, SQLSTATE } from '../../types/index.js';
+import { PaxdError, SQLSTATE, type TimeZone, UTC } from '../../types/index.js';
 
 /** What a rejected row looks like to `onReject` (mode `onError: 'skip'`). */
 export interface CsvReject {
@@ -23,6 +23,8 @@ export interface CsvReject {
 }
 
 export interface CsvOptions {
+  /** The session's TimeZone: timestamptz fields without an offset are local times there (default UTC). */
+  timeZone?: TimeZone;
   /**
    * 'csv' (default) or COPY's 'text' format (backslash escapes, NULL `\N`, tab-delimited;
    * https://www.postgresql.org/docs/15/sql-copy.html "Text Format").
@@ -114,6 +116,7 @@ export interface ResolvedCsvOptions {
   readonly batchRows: number;
   readonly blockBytes: number;
   readonly placeError: ((bad: CsvRowError) => PaxdError) | undefined;
+  readonly timeZone: TimeZone;
 }
 
 const LF = 10;
@@ -155,6 +158,7 @@ export function resolveCsvOptions(o: CsvOptions): ResolvedCsvOptions {
   if (!Number.isInteger(blockBytes) || blockBytes < 1) throw optionError(`blockBytes must be a positive integer, got ${blockBytes}`, SQLSTATE.invalid_parameter_value);
   const skip = (o.onError ?? 'abort') === 'skip';
   return {
+    timeZone: o.timeZone ?? UTC,
     format,
     columns: o.columns,
     stdin: o.stdin ?? false,

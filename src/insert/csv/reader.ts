@@ -26,7 +26,7 @@
  * skipped (COPY would take it as data).
  */
 import { isAscii } from 'node:buffer';
-import { type Batch, type Value, type PaxdError, assert, parseText, type Field, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../../types/index.js';
+import { type Batch, type Value, type PaxdError, assert, parseText, type Field, type TimeZone, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../../types/index.js';
 import { BatchBuilder } from '../batch-builder.js';
 import type { ColumnBuffer } from './columns.js';
 import {
@@ -132,6 +132,10 @@ class CsvRead implements BlockContext {
     this.fileName = fileName;
     this.buf = Buffer.allocUnsafeSlow(opts.blockBytes * 2 + 1);
     this.threshold = opts.blockBytes;
+  }
+
+  get timeZone(): TimeZone {
+    return this.opts.timeZone;
   }
 
   async *run(source: AsyncIterable<Uint8Array>): AsyncGenerator<Batch, void, undefined> {

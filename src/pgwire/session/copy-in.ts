@@ -19,12 +19,12 @@
  *   await load.push(chunk) …; const rows = await load.finish();   // or load.abort()
  */
 import { openCopyFrom, type CopyFrom, type CsvRowError, type Table } from '../../table/index.js';
-import { PaxdError, SQLSTATE, undefinedColumn } from '../../types/index.js';
+import { PaxdError, SQLSTATE, type TimeZone, UTC, undefinedColumn } from '../../types/index.js';
 import { BinaryCopyLoad, CopyError, copyColumns, type CopyFormat, type CopyLoad } from './copy.js';
 
 /** The load for a COPY FROM STDIN in `format` (binary: ./copy.ts). */
-export function openCopyLoad(table: Table, columns: readonly string[] | null, format: CopyFormat): CopyLoad {
-  return format.binary ? new BinaryCopyLoad(table, columns) : new TextCopyLoad(table, columns, format);
+export function openCopyLoad(table: Table, columns: readonly string[] | null, format: CopyFormat, timeZone: TimeZone = UTC): CopyLoad {
+  return format.binary ? new BinaryCopyLoad(table, columns) : new TextCopyLoad(table, columns, format, timeZone);
 }
 
 /** PostgreSQL's MAX_COPY_DATA_DISPLAY: CONTEXT shows at most this many bytes of a value or line. */
@@ -52,7 +52,7 @@ class TextCopyLoad implements CopyLoad {
   readonly width: number;
   private readonly load: CopyFrom;
 
-  constructor(table: Table, columns: readonly string[] | null, f: CopyFormat) {
+  constructor(table: Table, columns: readonly string[] | null, f: CopyFormat, timeZone: TimeZone) {
     const source = copyColumns(table, columns);
     this.width = source.filter((s) => s >= 0).length;
     const name = table.name;
@@ -65,6 +65,7 @@ class TextCopyLoad implements CopyLoad {
       }
     }
     this.load = openCopyFrom(table, {
+      timeZone,
       format: f.csv ? 'csv' : 'text',
       delimiter: f.delimiter,
       null: f.null,

@@ -977,7 +977,7 @@ export class Session {
     // In a transaction block the rows go to its write set (./transaction.ts writeSetTable).
     const tx = this.tx;
     const table = await this.guarded(() => (tx !== null ? openForCopy(tx.db, stmt.table!, true) : openForCopy(this.ctx.db, stmt.table!)));
-    const load = openCopyLoad(table, stmt.columns, format);
+    const load = openCopyLoad(table, stmt.columns, format, this.params!.timeZone);
     const abort = new AbortController();
     this.copyIn = { load, stmt, rest, abort };
     this.current = abort;
