@@ -399,7 +399,8 @@ function spelling(input: string, resolved: string): string {
   return input
     .toLowerCase()
     .replace(/(^|[/_-])([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase())
-    .replace(/^(Us|Gb|Nz|Prc|Roc|Rok|Uct|Utc|Gmt|Est|Mst|Hst|Cet|Met|Eet|Wet|W-Su)(?=$|\/|-|\d)/, (w) => w.toUpperCase());
+    .replace(/^(Us|Gb|Nz|Prc|Roc|Rok|Uct|Utc|Gmt|Est|Mst|Hst|Cet|Met|Eet|Wet|W-Su)(?=$|\/|-|\d)/, (w) => w.toUpperCase())
+    .replace(/(?<=\/)(Utc|Gmt|Uct)(?=$|[+-])/, (w) => w.toUpperCase());
 }
 
 /** ICU's legacy three-letter IDs that the tz database has no file for (PostgreSQL refuses 'PST'). */
