@@ -32,8 +32,6 @@ export const MAX_SEGMENT_BYTES = 1 << 30;
 const REUSE_CANDIDATES = 2;
 /** Claims that turn out stale (see AoAppender.open) before giving up with 40001. */
 const MAX_CLAIM_ATTEMPTS = 100;
-/** Columns smaller than this are encoded on the calling thread (as the PAX writer does). */
-const POOL_MIN_BYTES = 64 * 1024;
 
 /** Rows per block for a table's options: its zone rows, at most 16,384. */
 export function blockRowsOf(options: TableOptionsJson): number {
@@ -122,7 +120,7 @@ export class AoAppender {
         const f = this.fields[c]!;
         assert(col.length === rows, `ao_column writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `ao_column writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);
-        if (pool !== null && columnBytes(col) >= POOL_MIN_BYTES) {
+        if (pool?.takes(columnBytes(col)) === true) {
           const p = pool.encode(col, this.blockRows, this.codec);
           p.catch(() => undefined); // surfaced when placed
           encoded.push(p);

@@ -2,12 +2,13 @@
  * The input formats behind `paxd ingest`: each opens an Input (a byte stream) as batches of
  * the table's columns and counts what it read and rejected. Rejected rows (bad values, wrong
  * column counts) go to `onReject` in skip mode; in abort mode the first one throws.
+ *
+ * This file registers CSV and text; ./readers.ts registers the others (NDJSON, Parquet, Arrow),
+ * Parquet and Arrow as openers that load their reader, and apache-arrow, when first iterated.
  */
 import { type Batch, type Field, PaxdError, SQLSTATE } from '../types/index.js';
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
-import { readArrow } from './arrow-input.js';
 
 /** `text` is PostgreSQL COPY's text format (tab-separated, backslash escapes, `\N`). */
 export type Format = 'csv' | 'text' | 'ndjson' | 'parquet' | 'arrow';
@@ -51,14 +52,6 @@ export function openFormat(format: Format, input: Input, fields: readonly Field[
   return open(input, fields, opts);
 }
 
-async function openHandle(path: string, name: string): Promise<FileHandle> {
-  try {
-    return await open(path, 'r');
-  } catch (e) {
-    throw new PaxdError('io', SQLSTATE.io_error, `could not open file "${name}" for reading: ${(e as Error).message}`, { file: name, cause: e });
-  }
-}
-
 /** The format of a file from its extension (before .gz/.zst). */
 export function formatOf(file: string): Format | null {
   const f = file.toLowerCase().replace(/\.(gz|zst)$/, '');
@@ -80,22 +73,3 @@ for (const format of ['csv', 'text'] as const) {
     }, input.name),
   );
 }
-
-registerFormat('arrow', (input, fields, opts) => {
-  let rows = 0;
-  // A regular file is read by position (exact message bodies, no re-assembly of stream chunks:
-  // measured 1.8 s of copying for lineitem SF 1 through the stream path).
-  const gen = readArrow(input.path !== null ? openHandle(input.path, input.name) : input.stream, fields, input.name, opts.table);
-  return {
-    get rowsRead() {
-      return rows;
-    },
-    rowsRejected: 0,
-    async *[Symbol.asyncIterator]() {
-      for await (const b of gen) {
-        rows += b.length;
-        yield b;
-      }
-    },
-  };
-});

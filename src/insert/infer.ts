@@ -35,7 +35,6 @@
  * (input.ts unreadStdin) so that the next Input of '-' yields every byte; `replay` is that
  * Input, for callers that read it themselves.
  */
-import { RecordBatchReader, type DataType, type Schema, Type, type TimeUnit } from 'apache-arrow';
 import { type ColumnSpec, PaxdError, SQLSTATE, unreachable, parseText, type PgType, typeName } from '../types/index.js';
 import { type CsvOptions, resolveCsvOptions } from './csv/options.js';
 import { CsvTokenizer, FIELD_NULL, FIELD_QUOTED, RecordError } from './csv/tokenizer.js';
@@ -43,7 +42,6 @@ import { MAX_COLUMNS } from './csv/errors.js';
 import type { Format } from './formats.js';
 import { type Input, openInput, unreadStdin } from './input.js';
 import { jsonLineEntries } from './ndjson.js';
-import { ParquetSource } from './parquet-input.js';
 
 export interface InferOptions {
   /** CSV options, as the load will use them. */
@@ -80,38 +78,11 @@ export async function inferSchema(format: Format, input: Input, opts: InferOptio
       columns = inferNdjson(s.bytes, s.eof, sampleRows, input.name);
       break;
     }
-    case 'parquet': {
-      // Parquet from stdin is buffered whole by the reader anyway: read all of it here, give it back.
-      const recorded: Uint8Array[] = [];
-      const source: Input = isStdin ? { ...input, stream: recording(input.stream, recorded) } : input;
-      try {
-        const src = await ParquetSource.open(source);
-        await src.close();
-        columns = columnsOfArrow(src.schema, input.name);
-      } finally {
-        if (isStdin) unreadStdin(recorded);
-      }
+    case 'parquet':
+    case 'arrow':
+      // apache-arrow (and parquet-wasm) load only for these formats: a CSV ingest never pays for them.
+      columns = await (await import('./infer-arrow.js')).inferArrowSchema(format, input, isStdin);
       break;
-    }
-    case 'arrow': {
-      const recorded: Uint8Array[] = [];
-      const source = recording(input.stream, recorded);
-      try {
-        const reader = await RecordBatchReader.from(source);
-        await reader.open();
-        if (reader.schema == null) throw new Error('no schema message (empty input?)');
-        columns = columnsOfArrow(reader.schema, input.name);
-      } catch (e) {
-        if (e instanceof PaxdError) throw e;
-        const why = e instanceof Error ? e.message : String(e);
-        throw new PaxdError('invalid_input', SQLSTATE.bad_copy_file_format, `${input.name}: invalid or truncated Arrow IPC input: ${why}`, { file: input.name, cause: e });
-      } finally {
-        await source.return(undefined); // ends the read (and closes the file) where the schema ended
-        if (isStdin) unreadStdin(recorded);
-        else await input.close();
-      }
-      break;
-    }
     default:
       return unreachable(format);
   }
@@ -164,13 +135,6 @@ async function readSample(input: Input, maxBytes: number, isStdin: boolean): Pro
     o += c.byteLength;
   }
   return { bytes: bytes.subarray(0, total + 1), eof };
-}
-
-async function* recording(src: AsyncIterable<Uint8Array>, into: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for await (const c of src) {
-    into.push(c);
-    yield c;
-  }
 }
 
 // ---- the type lattice for values as text ----
@@ -372,56 +336,4 @@ function inferNdjson(bytes: Buffer, eof: boolean, maxRows: number, file: string)
     else type = choose(k.mask, true);
     return { name: k.name, type };
   });
-}
-
-// ---- Parquet and Arrow ----
-
-function columnsOfArrow(schema: Schema, file: string): ColumnSpec[] {
-  return schema.fields.map((f) => {
-    const type = arrowToPgType(f.type);
-    if (type === null) throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${file}: column "${f.name}" of type ${String(f.type)} has no paxd type (loading it is not supported)`, { file, columnName: f.name });
-    return { name: f.name, type };
-  });
-}
-
-/**
- * The table type for an Arrow (or Parquet, through its Arrow schema) type; null when none
- * holds it. Unsigned types widen (uint64 → numeric(20,0)); decimals beyond 38 digits become
- * unconstrained numeric; fixed_size_binary(16) is taken for a uuid.
- */
-export function arrowToPgType(t: DataType): PgType | null {
-  switch (t.typeId) {
-    case Type.Int: {
-      const { bitWidth, isSigned } = t as unknown as { bitWidth: number; isSigned: boolean };
-      if (isSigned) return bitWidth <= 16 ? { id: 'int2' } : bitWidth === 32 ? { id: 'int4' } : { id: 'int8' };
-      return bitWidth <= 8 ? { id: 'int2' } : bitWidth === 16 ? { id: 'int4' } : bitWidth === 32 ? { id: 'int8' } : { id: 'numeric', precision: 20, scale: 0 };
-    }
-    case Type.Float:
-      return (t as unknown as { precision: number }).precision === 2 ? { id: 'float8' } : { id: 'float4' };
-    case Type.Bool:
-      return { id: 'bool' };
-    case Type.Utf8:
-    case Type.LargeUtf8:
-    case Type.Null:
-      return { id: 'text' };
-    case Type.Binary:
-    case Type.LargeBinary:
-      return { id: 'bytea' };
-    case Type.FixedSizeBinary:
-      return (t as unknown as { byteWidth: number }).byteWidth === 16 ? { id: 'uuid' } : { id: 'bytea' };
-    case Type.Decimal: {
-      const { precision, scale } = t as unknown as { precision: number; scale: number };
-      return precision <= 38 && scale >= 0 && scale <= precision ? { id: 'numeric', precision, scale } : { id: 'numeric' };
-    }
-    case Type.Date:
-      return { id: 'date' };
-    case Type.Timestamp: {
-      const ts = t as unknown as { unit: TimeUnit; timezone?: string | null };
-      return ts.timezone !== null && ts.timezone !== undefined && ts.timezone !== '' ? { id: 'timestamptz' } : { id: 'timestamp' };
-    }
-    case Type.Dictionary:
-      return arrowToPgType((t as unknown as { dictionary: DataType }).dictionary);
-    default:
-      return null;
-  }
 }

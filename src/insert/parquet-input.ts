@@ -1,5 +1,5 @@
 /**
- * Parquet input (README.md "Usage"), registered as format 'parquet', read with parquet-wasm.
+ * Parquet input (README.md "Usage"), registered as format 'parquet' by ./readers.ts, read with parquet-wasm.
  *
  * Parquet keeps its metadata in a footer at the END of the file and needs random access, so
  * a regular file is opened as a file-backed Blob (`fs.openAsBlob`: bytes are read on demand)
@@ -36,7 +36,7 @@ import { open as openFile } from 'node:fs/promises';
 import { type Data, type DataType, type RecordBatch, Schema, Field as ArrowField, Timestamp, TimeUnit, Type, Utf8, tableFromIPC, makeData } from 'apache-arrow';
 import { type Batch, type Column, type Value, ColumnBuilder, concatRanges, type ColumnRange, PaxdError, SQLSTATE, notNullViolation, parseText, type Field, type PgType, pgDisplayName } from '../types/index.js';
 import { columnFromArrow } from '../types/arrow.js';
-import { registerFormat, type FormatOptions, type FormatReader } from './formats.js';
+import type { FormatOptions, FormatReader } from './formats.js';
 import type { Input } from './input.js';
 import { matchColumnsByName } from './arrow-input.js';
 import { TAIL_BYTES, asUtf8, footerLength, patchTextColumns, type TextPatch } from './parquet-footer.js';
@@ -49,8 +49,6 @@ const require = createRequire(import.meta.url);
 export interface ParquetReader extends FormatReader {
   readonly rowsLoaded: number;
 }
-
-registerFormat('parquet', (input, fields, opts) => readParquetInput(input, fields, opts));
 
 export function readParquetInput(input: Input, fields: readonly Field[], opts: Pick<FormatOptions, 'table' | 'onError' | 'onReject'>): ParquetReader {
   let rowsRead = 0;

@@ -31,8 +31,6 @@ export interface PaxWriterOptions {
 export const DEFAULT_ZONE_ROWS = 16384;
 /** Largest zone: bounded so that a zone's u16 dictionary indices and sizes stay small. */
 export const MAX_ZONE_ROWS = 1 << 20;
-/** Columns smaller than this are encoded on the calling thread: a thread round trip costs more. */
-export const POOL_MIN_BYTES = 64 * 1024;
 
 export class PaxFileWriter {
   private readonly out: ObjectWriter;
@@ -101,7 +99,7 @@ export class PaxFileWriter {
         const f = this.fields[c]!;
         assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);
-        if (pool !== null && columnBytes(col) >= POOL_MIN_BYTES) {
+        if (pool?.takes(columnBytes(col)) === true) {
           const p = pool.encode(col, this.zoneRows, this.codec);
           p.catch(() => undefined); // surfaced when written
           encoded.push(p);

@@ -37,7 +37,6 @@ import {
 import { Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { Database, type Table } from '../../src/table/database.js';
 import { ingestFiles } from '../../src/table/ingest.js';
-import '../../src/insert/parquet-input.js';
 import { getValue } from '../../src/types/builder.js';
 import type { Column } from '../../src/types/column.js';
 import { PaxdError } from '../../src/types/errors.js';

@@ -16,7 +16,6 @@ import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet 
 import { Int32, RecordBatch, Schema, Field as ArrowField, Table as ArrowTable, Utf8, makeData, tableToIPC, Struct, Dictionary, type Data } from 'apache-arrow';
 import { Database } from '../../src/table/database.js';
 import { ingestFiles } from '../../src/table/ingest.js';
-import '../../src/insert/parquet-input.js';
 import { PaxdError } from '../../src/types/errors.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { getValue } from '../../src/types/builder.js';
