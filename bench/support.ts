@@ -20,12 +20,16 @@ export interface PaxdChild {
   stop(): Promise<void>;
 }
 
-/** `paxd serve` from source on 127.0.0.1:<free port>, trust, no HTTP API; resolves once listening. */
+/**
+ * `paxd serve` from source on 127.0.0.1:<free port>, trust, no HTTP API; resolves once listening.
+ * PAXD_BENCH_SERVE_NODE_ARGS adds node options to the server only, to profile its side:
+ * `PAXD_BENCH_SERVE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- copy`.
+ */
 export async function startPaxd(dir: string): Promise<PaxdChild> {
   const cli = fileURLToPath(new URL('../test/support/cli.ts', import.meta.url));
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', cli, 'serve', '--data', dir, '--listen', '127.0.0.1:0', '--auth', 'trust', '--http', 'off', '--log-level', 'warn'],
+    [...(process.env.PAXD_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''), '--import', 'tsx', cli, 'serve', '--data', dir, '--listen', '127.0.0.1:0', '--auth', 'trust', '--http', 'off', '--log-level', 'warn'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

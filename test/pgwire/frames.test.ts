@@ -86,6 +86,28 @@ test('frame bodies stay valid after later pushes', () => {
   assert.equal(describe(first), before);
 });
 
+test('a COPY stream in odd-sized reads: every CopyData body as sent and unchanged after later reads, across slabs', () => {
+  // 64 KiB + 5-byte messages in 65,536-byte reads (as a socket delivers them) and in reads of
+  // 1,000,003 bytes, so that held frames cross the reader's 1 MiB slabs; bodies of every size
+  // up to 2.5 MiB (larger than a slab).
+  const bodies: Buffer[] = [];
+  for (let i = 0; i < 60; i++) {
+    const n = i === 7 ? 2_500_000 : i % 5 === 0 ? 3 : 65_536;
+    const b = Buffer.allocUnsafe(n);
+    for (let k = 0; k < n; k++) b[k] = (i * 31 + k) & 0xff;
+    bodies.push(b);
+  }
+  const stream = Buffer.concat([fe.startup({ user: 'u' }), ...bodies.map((b) => fe.copyData(b))]);
+  for (const read of [65_536, 1_000_003, 4_093]) {
+    const r = new FrameReader();
+    const got: Frame[] = [];
+    for (let off = 0; off < stream.byteLength; off += read) got.push(...r.push(stream.subarray(off, off + read)));
+    assert.is(r.buffered, 0);
+    assert.is(got.length, bodies.length + 1, `reads of ${read}`);
+    got.slice(1).forEach((f, i) => assert.ok(f.code === 0x64 && f.body.equals(bodies[i]!), `reads of ${read}: CopyData ${i}`));
+  }
+});
+
 test('a truncated frame is held, not returned', () => {
   const r = new FrameReader();
   const q = fe.query('select 1');
