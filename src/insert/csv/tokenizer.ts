@@ -6,7 +6,7 @@
  * It works on a block of bytes and fills, for up to `cap` records, flat arrays that describe
  * each record and each of its first `stride` fields; it never builds a string or an object
  * per field. Field p of record r is at index k = p * cap + r (column-major, so the typed
- * field parsers in ./fields.ts walk each column sequentially):
+ * field parsers of ./fields.ts walk each column sequentially):
  *
  *   fStart[k], fEnd[k]   the field's value: bytes [fStart, fEnd) of the block's buffer when
  *                        fFlags[k] = FIELD_PLAIN, of `qbuf` (de-quoted copy) for FIELD_QUOTED
@@ -50,6 +50,14 @@
  * - a record whose decoded bytes include a NUL or a byte >= 0x80 from an escape gets
  *   recEscHigh[r] = 1: the reader then checks its decoded fields as UTF-8 (pg_verifymbstr).
  * Line numbers count records only (an escaped newline is data, not a line).
+ *
+ * Why one file of ~800 lines: it is one concept, the record splitter of both COPY formats, and
+ * one class on purpose. record() and textRecord() are the two hot loops (one call per record,
+ * every byte passes through them); they share the slot arrays, the character classes and the
+ * line-terminator rules (lineEnd, store), which V8 reads as fields of one object shape. Split
+ * across modules, the state would become an object passed around or a second class, and the
+ * loops would stop being monomorphic. The type-directed work that does divide by family (the
+ * field parsers) lives in ./fields/, one file per family.
  */
 import type { ResolvedCsvOptions } from './options.js';
 
@@ -181,6 +189,10 @@ export class CsvTokenizer {
   /** COPY FROM STDIN: a `\.` in the middle of a text line ends the data. */
   private readonly stdin: boolean;
   private qErr: RecordError = RecordError.None;
+  /** lineEnd's answer: the terminator ends the record; it is of another style than the input's; the style after it. */
+  private endsRecord = false;
+  private strayEol = false;
+  private nextEol: Eol = Eol.Unknown;
 
   /**
    * `forceNotNull` / `forceNull` hold one flag per input position (length >= stride).
@@ -335,84 +347,25 @@ export class CsvTokenizer {
         i = end;
         break;
       }
-      if (t === C_LF) {
-        if (eol === Eol.CR || eol === Eol.CRLF) {
-          if (err === RecordError.None) {
-            err = RecordError.UnquotedLF;
-            errLine = line;
-            errCol = f;
-            errPos = j;
-          }
-          i = j + 1;
-          continue; // the record goes on to the terminator of the established style
-        }
-        eol = Eol.LF;
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      // t === C_CR
-      if (eol === Eol.LF || (eol === Eol.CRLF && j + 1 < end && buf[j + 1] !== LF)) {
-        if (err === RecordError.None) {
-          err = RecordError.UnquotedCR;
-          errLine = line;
-          errCol = f;
-          errPos = j;
-        }
-        i = j + 1;
-        continue;
-      }
-      if (eol === Eol.CR) {
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      // Unknown or CRLF: look at the next byte.
-      if (j + 1 >= end && !eof) {
+      // A line terminator: lineEnd applies the input's style.
+      const next = this.lineEnd(buf, j, end, eof, t === C_CR, eol);
+      if (next === NEED_MORE) {
         this.qlen = qlen0;
         return NEED_MORE;
       }
-      if (j + 1 < end && buf[j + 1] === LF) {
-        eol = Eol.CRLF;
-        recEnd = j;
-        i = j + 2;
-        break;
+      if (this.strayEol && err === RecordError.None) {
+        err = t === C_CR ? RecordError.UnquotedCR : RecordError.UnquotedLF;
+        errLine = line;
+        errCol = f;
+        errPos = j;
       }
-      if (eol === Eol.CRLF) {
-        // CR at the very end of the input in a CRLF file
-        if (err === RecordError.None) {
-          err = RecordError.UnquotedCR;
-          errLine = line;
-          errCol = f;
-          errPos = j;
-        }
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      eol = Eol.CR;
+      i = next;
+      if (!this.endsRecord) continue; // the record goes on to the terminator of the established style
+      eol = this.nextEol;
       recEnd = j;
-      i = j + 1;
       break;
     }
-    if (err === RecordError.None && f > stride) {
-      err = RecordError.ExtraData;
-      errLine = line;
-      errCol = stride + 1;
-      errPos = i;
-    }
-    if (errLine === -1) errLine = line;
-    this.recEol[r] = this.eol;
-    this.recStart[r] = recStart;
-    this.recEnd[r] = recEnd;
-    this.recLine[r] = line;
-    this.nFields[r] = f;
-    this.recErr[r] = err;
-    this.recErrLine[r] = errLine;
-    this.recErrCol[r] = errCol;
-    this.recErrPos[r] = errPos;
-    this.lineNo = line;
-    this.eol = eol;
+    this.store(r, recStart, recEnd, i, line, f, eol, err, err === RecordError.None || errLine === -1 ? line : errLine, errCol, errPos);
     return i;
   }
 
@@ -510,65 +463,38 @@ export class CsvTokenizer {
         i = end;
         break;
       }
-      if (t === C_LF) {
-        if (eol === Eol.CR || eol === Eol.CRLF) {
-          if (err === RecordError.None) {
-            err = RecordError.LiteralLF;
-            errCol = f;
-            errPos = j;
-          }
-          i = j + 1;
-          continue;
-        }
-        eol = Eol.LF;
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      // t === C_CR
-      if (eol === Eol.LF || (eol === Eol.CRLF && j + 1 < end && buf[j + 1] !== LF)) {
-        if (err === RecordError.None) {
-          err = RecordError.LiteralCR;
-          errCol = f;
-          errPos = j;
-        }
-        i = j + 1;
-        continue;
-      }
-      if (eol === Eol.CR) {
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      if (j + 1 >= end && !eof) {
+      const next = this.lineEnd(buf, j, end, eof, t === C_CR, eol);
+      if (next === NEED_MORE) {
         this.qlen = qlen0;
         return NEED_MORE;
       }
-      if (j + 1 < end && buf[j + 1] === LF) {
-        eol = Eol.CRLF;
-        recEnd = j;
-        i = j + 2;
-        break;
+      if (this.strayEol && err === RecordError.None) {
+        err = t === C_CR ? RecordError.LiteralCR : RecordError.LiteralLF;
+        errCol = f;
+        errPos = j;
       }
-      if (eol === Eol.CRLF) {
-        if (err === RecordError.None) {
-          err = RecordError.LiteralCR;
-          errCol = f;
-          errPos = j;
-        }
-        recEnd = j;
-        i = j + 1;
-        break;
-      }
-      eol = Eol.CR;
+      i = next;
+      if (!this.endsRecord) continue;
+      eol = this.nextEol;
       recEnd = j;
-      i = j + 1;
       break;
     }
-    if (err === RecordError.None && f > stride) {
+    this.recEscHigh[r] = high;
+    this.store(r, recStart, recEnd, i, line, f, eol, err, line, errCol, errPos);
+    return i;
+  }
+
+  /**
+   * Slot r: a record of `f` fields at [recStart, recEnd) on line `line` (its last), the next
+   * record at `next`; its first error (ExtraData when none came before and it has more fields
+   * than the table takes); the style `eol` in force from here on.
+   */
+  private store(r: number, recStart: number, recEnd: number, next: number, line: number, f: number, eol: Eol, err: RecordError, errLine: number, errCol: number, errPos: number): void {
+    if (err === RecordError.None && f > this.stride) {
       err = RecordError.ExtraData;
-      errCol = stride + 1;
-      errPos = i;
+      errLine = line;
+      errCol = this.stride + 1;
+      errPos = next;
     }
     this.recEol[r] = this.eol;
     this.recStart[r] = recStart;
@@ -576,13 +502,58 @@ export class CsvTokenizer {
     this.recLine[r] = line;
     this.nFields[r] = f;
     this.recErr[r] = err;
-    this.recErrLine[r] = line;
+    this.recErrLine[r] = errLine;
     this.recErrCol[r] = errCol;
     this.recErrPos[r] = errPos;
-    this.recEscHigh[r] = high;
     this.lineNo = line;
     this.eol = eol;
-    return i;
+  }
+
+  /**
+   * The line terminator (CR or LF, `cr` says which) at buf[j] of a record begun in style `eol`,
+   * by PostgreSQL's rules (copyfromparse.c CopyReadLineText): the first terminator fixes the
+   * style (LF, CRLF or CR) for the whole input, and one of another style is an error: in the
+   * middle of a record (strayEol, the record goes on), or a lone CR ending a CRLF input
+   * (strayEol, and it ends the record). Returns where the next record starts, or NEED_MORE when
+   * a CR is the last byte at hand (it may be a CRLF's); sets endsRecord, strayEol and, for a
+   * record that ends, nextEol.
+   *
+   *   eol      at j        ends  stray  next
+   *   CR|CRLF  LF          no    yes    j+1
+   *   other    LF          yes   no     j+1  (LF)
+   *   LF       CR          no    yes    j+1
+   *   CRLF     CR, not LF  no    yes    j+1
+   *   CR       CR          yes   no     j+1
+   *   any      CR LF       yes   no     j+2  (CRLF)
+   *   CRLF     CR at eof   yes   yes    j+1
+   *   Unknown  CR         yes   no     j+1  (CR)
+   */
+  private lineEnd(buf: Uint8Array, j: number, end: number, eof: boolean, cr: boolean, eol: Eol): number {
+    this.strayEol = false;
+    this.endsRecord = true;
+    this.nextEol = eol;
+    if (!cr) {
+      if (eol === Eol.CR || eol === Eol.CRLF) {
+        this.strayEol = true;
+        this.endsRecord = false;
+      } else this.nextEol = Eol.LF;
+      return j + 1;
+    }
+    if (eol === Eol.LF || (eol === Eol.CRLF && j + 1 < end && buf[j + 1] !== LF)) {
+      this.strayEol = true;
+      this.endsRecord = false;
+      return j + 1;
+    }
+    if (eol === Eol.CR) return j + 1;
+    // Unknown or CRLF: look at the next byte.
+    if (j + 1 >= end && !eof) return NEED_MORE;
+    if (j + 1 < end && buf[j + 1] === LF) {
+      this.nextEol = Eol.CRLF;
+      return j + 2;
+    }
+    if (eol === Eol.CRLF) this.strayEol = true; // CR at the very end of the input in a CRLF file
+    else this.nextEol = Eol.CR;
+    return j + 1;
   }
 
   /**
