@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- copy [--sf 0.1] [--runs 3] [--chunk 65536]`: the same lineitem CSV file
+ * `npm run bench -- wire --only copy [--sf 0.1] [--runs 3] [--chunk 65536]` (or `-- copy`; the first part of `-- wire`): the same lineitem CSV file
  * loaded by `paxd ingest` (a child process; the time is the one it reports, without process
  * start-up) and by COPY lineitem FROM STDIN (FORMAT csv) over the wire into `paxd serve` (a
  * fresh child process per run, like the ingest; timed from the COPY query), the file streamed

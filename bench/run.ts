@@ -14,13 +14,14 @@
  *   engine    TPC-H Q1, Q6 and ClickBench-style queries on lineitem (SF 1; --sf N) in paxd, DuckDB
  *             (1 and 2 threads) and PostgreSQL (serial and parallel): median ms, ratios, and a check
  *             that paxd answers as DuckDB does (--runs N, --only q1,q6,c01,…, --skip-pg)
- *   wire      paxd serve and PostgreSQL through node-postgres: --clients N (64) running mixed queries
- *             and COPY for --seconds S (60) on lineitem (--sf 0.1): queries/s, COPY rows/s, p50/p99 ms,
- *             errors, every acknowledged row present; and SELECT * of --rows N (1M) rows in text and
- *             binary: rows/s (--skip-pg)
- *   copy      the same lineitem CSV (SF 0.1; --sf N) through paxd ingest and through COPY FROM STDIN
- *             (FORMAT csv) over the wire into paxd serve, in the same run: rows/s of each and their
- *             ratio, target COPY ≥ 0.8× ingest (--runs N, --chunk BYTES per CopyData)
+ *   wire      COPY FROM STDIN against paxd ingest: the same lineitem CSV (SF 0.1; --sf N) through
+ *             `paxd ingest` and through COPY … FROM STDIN (FORMAT csv) into paxd serve, in the same
+ *             run: rows/s of each and their ratio, target COPY ≥ 0.8× ingest (--runs N, --chunk BYTES
+ *             per CopyData); then paxd serve and PostgreSQL through node-postgres: --clients N (64)
+ *             running mixed queries and COPY for --seconds S (60): queries/s, COPY rows/s, p50/p99
+ *             ms, errors, every acknowledged row present; and SELECT * of --rows N (1M) rows in text
+ *             and binary: rows/s (--skip-pg). --only copy or --only load runs one part.
+ *   copy      the first part of wire alone (wire --only copy)
  *   fdw       paxd's table through postgres_fdw (paxd mirror) against a heap table and postgres_fdw to
  *             PostgreSQL: a filter, count(*), GROUP BY, top-10 and SELECT * throughput at fetch_size 100
  *             and 10000 on t1(a, b, c, d) of --rows N (5M; env FDW_ROWS), ratios against the targets

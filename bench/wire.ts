@@ -1,6 +1,9 @@
 /**
- * The wire bench (docs/WIRE.md): paxd serve against PostgreSQL 15 through
- * node-postgres, on the same rows.
+ * The wire bench (docs/WIRE.md): COPY FROM STDIN against `paxd ingest` (./copy.ts, first), then
+ * paxd serve against PostgreSQL 15 through node-postgres, on the same rows.
+ *
+ *   copy      the same lineitem CSV through `paxd ingest` and through COPY FROM STDIN into paxd
+ *             serve: rows/s of each and their ratio (target ≥ 0.8); --runs N, --chunk BYTES
  *
  *   load      `clients` connections, each looping for `seconds` over a mix of queries on a
  *             lineitem-like table (generateLineitem, SF 0.1 by default): a filtered range
@@ -23,7 +26,7 @@
  * VACUUM ANALYZE after loading. Any unexpected error or a missing row exits non-zero.
  * Results also go to bench/results/wire-<time>.json.
  *
- *   npm run bench -- wire [--clients 64] [--seconds 60] [--rows 1000000] [--sf 0.1] [--skip-pg]
+ *   npm run bench -- wire [--only copy|load] [--runs 3] [--clients 64] [--seconds 60] [--rows 1000000] [--sf 0.1] [--skip-pg]
  */
 import { cpus } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -112,6 +115,11 @@ export async function run(args: string[]): Promise<void> {
   const rows = Math.floor(positive('--rows', 1_000_000));
   const sf = positive('--sf', 0.1);
   const skipPg = args.includes('--skip-pg');
+  const only = value('--only');
+  if (only !== undefined && only !== 'copy' && only !== 'load') throw new RangeError(`--only takes copy or load, got ${only}`);
+  // First COPY FROM STDIN against paxd ingest on the same file (./copy.ts; --runs, --chunk).
+  if (only !== 'load') await (await import('./copy.js')).run(args);
+  if (only === 'copy') return;
 
   out(`wire bench: ${clients} clients × ${seconds} s of mixed queries and COPY on lineitem SF ${sf} (≈${fmt(lineitemRows(sf))} rows); SELECT * of ${fmt(rows)} rows; node ${process.version}`);
   out(`note: the clients (this process), paxd (a child process) and PostgreSQL share this machine's ${cpus().length} cores`);

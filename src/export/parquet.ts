@@ -25,11 +25,12 @@
  * renamed into place, so a reader of DIR never sees a half-written file; on failure the
  * temporary file is removed and files already renamed stay.
  */
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Field as ArrowField, RecordBatch, Schema, Struct, Table as ArrowTable, makeData, tableToIPC } from 'apache-arrow';
 import type { Table } from '../table/index.js';
 import type { Predicate } from '../scan/index.js';
+import { type FsFile, nodeFs, writeAll as writeAllAt } from '../storage/index.js';
 import { type Column, type Field, PaxdError, SQLSTATE, columnBytes, ioError, unsupported, usage, concatRanges, type ColumnRange } from '../types/index.js';
 import { arrowType, columnToArrow } from '../types/arrow.js';
 import { ParquetStitcher, splitSingleGroup } from './stitch.js';
@@ -88,7 +89,7 @@ interface OpenFile {
   source: string;
   final: string;
   temp: string;
-  handle: FileHandle;
+  handle: FsFile;
   stitcher: ParquetStitcher;
   rows: number;
   bytes: number;
@@ -177,9 +178,9 @@ export async function exportTable(table: Table, options: ExportOptions): Promise
     const name = `${basename(source).replace(/\.pax$/, '')}.parquet`;
     const final = join(options.to, name);
     const temp = join(options.to, `.${name}.tmp-${process.pid}`);
-    let handle: FileHandle;
+    let handle: FsFile;
     try {
-      handle = await open(temp, 'w');
+      handle = await nodeFs.open(temp, 'replace');
     } catch (e) {
       throw ioError(`cannot create ${temp}: ${(e as Error).message}`, temp, e);
     }
@@ -269,13 +270,10 @@ function addBatch(pending: ColumnRange[][], columns: readonly Column[], length: 
   }
 }
 
+/** Appends `bytes` to the file (storage's writeAll: short writes continued, none taken for whole). */
 async function writeAll(f: OpenFile, bytes: Uint8Array): Promise<void> {
   try {
-    let at = 0;
-    while (at < bytes.length) {
-      const { bytesWritten } = await f.handle.write(bytes, at, bytes.length - at);
-      at += bytesWritten;
-    }
+    await writeAllAt(f.handle, bytes, f.bytes, f.temp);
   } catch (e) {
     throw ioError(`cannot write ${f.temp}: ${(e as Error).message}`, f.temp, e);
   }

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { errorLine } from '../../src/cli/main.js';
 import { formatCount } from '../../src/cli/output.js';
@@ -52,6 +52,20 @@ test('paxd sql "select 1" loads the engine and storage, not the daemon, wire ser
   assert.not.ok(r.src.includes('storage/s3.ts'), 'loads the S3 store');
   assert.not.ok(r.src.includes('types/arrow.ts'), 'loads the Arrow mapping');
   assert.equal(heavyIn(r.packages), ['libpg-query']);
+});
+
+test('paxd ingest of a CSV file (with --create) loads no apache-arrow, Parquet, S3, engine or daemon', () => {
+  const dir = tempDir();
+  const csv = join(dir, 't.csv');
+  writeFileSync(csv, 'id,name\n1,a\n2,b\n');
+  const r = loads(['ingest', 't', csv, '--create', '--header', '--data', join(dir, 'store')]);
+  assert.is(r.status, 0, r.stderr);
+  assert.ok(r.src.includes('insert/csv/tokenizer.ts') && r.src.includes('table/ingest.ts'), 'the trace sees the layers the command uses');
+  const layers = [...new Set(r.src.map((p) => p.split('/')[0]!))];
+  for (const absent of ['engine', 'daemon', 'pgwire', 'mirror', 'export']) assert.not.ok(layers.includes(absent), `loads ${absent}: ${r.src.filter((p) => p.startsWith(absent)).join(', ')}`);
+  for (const absent of ['insert/arrow-input.ts', 'insert/parquet-input.ts', 'insert/infer-arrow.ts', 'types/arrow.ts', 'storage/s3.ts']) assert.not.ok(r.src.includes(absent), `loads ${absent}`);
+  // lz4-napi is the table's codec: the one heavy package a load needs.
+  assert.equal(heavyIn(r.packages), ['lz4-napi']);
 });
 
 test('an internal error is one line; PAXD_DEBUG=1 adds the stack', () => {
