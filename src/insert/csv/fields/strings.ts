@@ -1,7 +1,6 @@
 /**
  * The CSV/text field parser of text, varchar(n) and bpchar(n) columns: see ../fields.ts for what every loop does.
  */
-import { parseText } from '../../../types/index.js';
 import type { ColumnBuffer } from '../columns.js';
 import { FIELD_NULL, FIELD_PLAIN } from '../tokenizer.js';
 import { type BlockContext, SPACE, slowField, nullAt } from './block.js';
