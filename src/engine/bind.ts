@@ -36,7 +36,7 @@
  * column, 42P01 for a qualifier no FROM item has. `$n` parameters bind per ./context.ts.
  */
 import type { Database, Table } from '../table/index.js';
-import { type Field, type PgType, type Value, PaxdError, SQLSTATE, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
+import { type Field, type PgType, type Value, PaxdError, SQLSTATE, arrayOf, parseArrayText, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';
 import { T, categoryOf, commonType, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
@@ -58,7 +58,6 @@ import { keyNorm, keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
 import { CTID_FIELD, canonicalTid, isCtidField } from './ctid.js';
-import { parseArrayText } from './exec/arrays.js';
 import { regexFor } from './exec/regex.js';
 
 export type AggName =
@@ -1488,8 +1487,9 @@ class Binder {
       const arg = unknownLiterals.has(bound) ? this.cast(bound, T.text) : bound;
       if (distinct && order?.some((o) => exprKey(o.expr) !== exprKey(arg)))
         throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', positionOf(n.location));
-      // No array types: the result is array_out's text.
-      return { fn: 'array_agg', arg, type: T.text, distinct, ...(order === undefined ? {} : { order }) };
+      // x's type's array type (its value is array_out's text, src/types/array.ts).
+      if (arg.type.id === 'array') throw notSupported('array_agg of arrays', n.location);
+      return { fn: 'array_agg', arg, type: arrayOf(arg.type), distinct, ...(order === undefined ? {} : { order }) };
     }
     const sig = () => undefinedFunction(`string_agg(${unknownLiterals.has(bound) ? 'unknown' : pgDisplayName(bound.type)}, text)`, n.location);
     if (bound.type.id === 'bytea' && !unknownLiterals.has(bound)) throw notSupported('string_agg(bytea, bytea)', n.location);
@@ -1689,8 +1689,9 @@ export function aggregateType(fn: AggName, t: PgType, location?: number): PgType
       if (isFloat(t)) return T.float8;
       throw sig();
     case 'string_agg':
-    case 'array_agg':
       return T.text;
+    case 'array_agg':
+      return arrayOf(t);
     case 'percentile_cont':
       return T.float8;
     case 'percentile_disc':

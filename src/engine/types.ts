@@ -13,7 +13,7 @@
  */
 import { type PgType, type TypeId, isDecimal128, unreachable } from '../types/index.js';
 
-export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'other';
+export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'array' | 'other';
 
 const NUMERIC_RANK: Partial<Record<TypeId, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
 
@@ -60,6 +60,8 @@ export function categoryOf(t: PgType): Category {
       return 'datetime';
     case 'interval':
       return 'timespan';
+    case 'array':
+      return 'array';
     case 'bytea':
     case 'uuid':
     case 'jsonb':
@@ -106,6 +108,9 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
       return T.timestamp;
     case 'timespan':
       return T.interval;
+    case 'array':
+      // array = array of one element type (array_eq); paxd casts no element type to another.
+      return a.element!.id === b.element!.id ? a : null;
     case 'other':
       return a.id === b.id ? a : null;
     default:
@@ -123,7 +128,7 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
 export function commonType(types: readonly PgType[]): PgType | null {
   if (types.length === 0) return T.text;
   const first = engineType(types[0]!);
-  if (types.every((t) => t.id === first.id && (t.length ?? -1) === (first.length ?? -1))) return first;
+  if (types.every((t) => t.id === first.id && (t.length ?? -1) === (first.length ?? -1) && t.element?.id === first.element?.id)) return first;
   const cat = categoryOf(first);
   if (types.some((t) => categoryOf(t) !== cat)) return null;
   switch (cat) {
@@ -137,6 +142,8 @@ export function commonType(types: readonly PgType[]): PgType | null {
       return T.bool;
     case 'timespan':
       return T.interval;
+    case 'array':
+      return null; // arrays of different element types (the same were returned above)
     case 'other':
       return types.every((t) => t.id === first.id) ? first : null;
     default:

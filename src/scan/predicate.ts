@@ -24,7 +24,7 @@
  * arithmetic on a column has no node here, so an engine above can only evaluate it itself
  * and prune nothing with it ("some rows may match").
  */
-import { parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable } from '../types/index.js';
+import { parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable, arrayNotStorable } from '../types/index.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -227,6 +227,8 @@ export function normalizeValue(f: Field, v: Value): Value {
       throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'jsonb values in scan predicates are not supported');
     case 'interval':
       return intervalNotStorable('normalizeValue');
+    case 'array':
+      return arrayNotStorable('normalizeValue');
     default:
       return unreachable(t.id);
   }

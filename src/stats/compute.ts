@@ -18,7 +18,7 @@
  *                       and kept out, exact BigInt-decimal sum (../types/numeric.ts)
  *   bool                min/max;  jsonb: no min/max (only counts)
  */
-import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue, type Column, type PgType, isDecimal128, compareNumericParts, parseNumericText, type NumericParts, intervalNotStorable, unreachable } from '../types/index.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue, type Column, type PgType, isDecimal128, compareNumericParts, parseNumericText, type NumericParts, intervalNotStorable, arrayNotStorable, unreachable } from '../types/index.js';
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
 
@@ -78,6 +78,8 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
       break;
     case 'interval':
       return intervalNotStorable('computeStats');
+    case 'array':
+      return arrayNotStorable('computeStats');
     default:
       return unreachable(t.id);
   }

@@ -18,7 +18,7 @@
  * `nans` is written for float4/float8/numeric only; minExact/maxExact only when false; absent
  * min/max means "none" (or, with the exactness flag false, "unbounded").
  */
-import { type Value, type PgType, isDecimal128, Kind, kindOf, intervalNotStorable, unreachable } from '../types/index.js';
+import { type Value, type PgType, isDecimal128, Kind, kindOf, intervalNotStorable, arrayNotStorable, unreachable } from '../types/index.js';
 import type { ColumnStatsJson, StatJson } from '../storage/index.js';
 import type { ColumnStats } from './types.js';
 
@@ -54,6 +54,8 @@ function encodingOf(t: PgType): Encoding {
       return 'none';
     case Kind.Interval:
       return intervalNotStorable('stats json');
+    case Kind.Array:
+      return arrayNotStorable('stats json');
     default:
       return unreachable(k);
   }

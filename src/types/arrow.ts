@@ -41,6 +41,7 @@ import { type PgType, isDecimal128, pgDisplayName } from './type.js';
 import { physicalOf } from './kind.js';
 import { checkUtf8Values } from './utf8.js';
 import { intervalNotStorable } from './interval.js';
+import { arrayNotStorable } from './array.js';
 
 /** The Arrow type a PostgreSQL type is stored as. */
 export function arrowType(t: PgType): DataType {
@@ -77,6 +78,9 @@ export function arrowType(t: PgType): DataType {
     case 'interval':
       // A query result may have one; Arrow's month_day_nano interval is not mapped yet.
       throw unsupported('interval values in Arrow output');
+    case 'array':
+      // Arrow's List is not mapped yet.
+      throw unsupported('array values in Arrow output');
     default:
       return unreachable(t.id);
   }
@@ -200,6 +204,8 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       break; // always normalized: re-serialized
     case 'interval':
       return intervalNotStorable('columnFromArrow');
+    case 'array':
+      return arrayNotStorable('columnFromArrow');
     default:
       return unreachable(type.id);
   }
@@ -430,6 +436,8 @@ function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Valu
       break;
     case 'interval':
       return intervalNotStorable('convertValue');
+    case 'array':
+      return arrayNotStorable('convertValue');
     default:
       return unreachable(type.id);
   }

@@ -18,6 +18,8 @@
  *                             (src/engine/exec/jsonb.ts).
  *   bytea/uuid                memcmp, shorter prefix first
  *   interval                  the span with 30-day months and 24-hour days (interval_cmp)
+ *   T[]                       element by element, a NULL element after every value; then the
+ *                             shorter array first (array_cmp)
  *   numeric(p,s)              the unscaled bigint (every value of a column has the same scale)
  *   numeric (unconstrained)   numeric value of the exact text: NaN > +Infinity > numbers >
  *                             -Infinity; 1.50 = 1.5 (numeric_cmp)
@@ -29,7 +31,9 @@
 import type { Value } from './column.js';
 import { type PgType, isDecimal128 } from './type.js';
 import { compareInterval } from './interval.js';
-import { PaxdError, unreachable } from './errors.js';
+import { PaxdError, featureNotSupported, unreachable } from './errors.js';
+import { parseArrayText } from './array.js';
+import { parseText } from './text-io.js';
 import { type NumericScan, scanNumeric } from './numeric.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
@@ -62,9 +66,31 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
       return compareNumericText(a as string, b as string);
     case 'interval':
       return compareInterval(a as Uint8Array, b as Uint8Array);
+    case 'array':
+      return compareArrays(type.element!, a as string, b as string);
     default:
       return unreachable(type.id);
   }
+}
+
+/** array_cmp of two one-dimensional arrays' texts (jsonb elements have no order in paxd: 0A000). */
+function compareArrays(element: PgType, a: string, b: string): number {
+  if (a === b) return 0;
+  if (element.id === 'jsonb') throw featureNotSupported('comparison of jsonb[] values');
+  const x = parseArrayText(a);
+  const y = parseArrayText(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const u = x[i]!;
+    const v = y[i]!;
+    if (u === null || v === null) {
+      if (u !== v) return u === null ? 1 : -1;
+      continue;
+    }
+    const c = compareValues(element, parseText(element, u), parseText(element, v));
+    if (c !== 0) return c;
+  }
+  return x.length - y.length;
 }
 
 /** float8_cmp_internal: NaN = NaN, NaN > everything else, -0 = 0. */

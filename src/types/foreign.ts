@@ -42,6 +42,7 @@ export function foreignCollation(t: PgType): 'C' | null {
     case 'uuid':
     case 'jsonb':
     case 'interval':
+    case 'array':
       return null;
     default:
       return unreachable(t.id);

@@ -10,6 +10,7 @@ export { Kind, PHYSICAL, kindOf, physicalOf } from './kind.js';
 export * from './column.js';
 export { ColumnBuilder, columnOf, getValue } from './builder.js';
 export { parseText, formatText, formatFloat4, formatFloat8 } from './text-io.js';
+export { arrayNotStorable, arrayOf, elementOf, formatArrayText, parseArrayText } from './array.js';
 export {
   type DecimalValue,
   type FiniteDecimal,

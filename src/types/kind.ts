@@ -35,6 +35,8 @@ export const Kind = {
   Jsonb: 16,
   /** Computed in expressions only (./interval.ts): months, days, microseconds. */
   Interval: 17,
+  /** Computed in expressions only (./array.ts): the array_out text. */
+  Array: 18,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
@@ -58,6 +60,7 @@ export const PHYSICAL: Readonly<Record<Kind, Physical>> = Object.freeze({
   [Kind.Uuid]: 'fixed16',
   [Kind.Jsonb]: 'var',
   [Kind.Interval]: 'fixed16',
+  [Kind.Array]: 'var',
 });
 
 export function kindOf(t: PgType): Kind {
@@ -96,6 +99,8 @@ export function kindOf(t: PgType): Kind {
       return Kind.Jsonb;
     case 'interval':
       return Kind.Interval;
+    case 'array':
+      return Kind.Array;
     default:
       return unreachable(t.id);
   }

@@ -17,6 +17,7 @@
  *   text/bytea.ts      bytea                   text/uuid.ts       uuid
  *   text/jsonb.ts      jsonb (../json-scan.ts) numeric.ts         numeric, numeric(p,s)
  *   datetime.ts        date timestamp[tz]      interval.ts        interval
+ *   array.ts           T[] (element by element, with the element type's input and output)
  *
  * Sources cited there are files of the PostgreSQL 15 tree: utils/adt/numutils.c (integers),
  * float.c, bool.c, numeric.c, varchar.c, varlena.c + encode.c (bytea), uuid.c, date.c,
@@ -36,6 +37,7 @@ import { checkText, parseBpchar, parseVarchar } from './text/character.js';
 import { formatBytea, parseBytea } from './text/bytea.js';
 import { formatUuid, parseUuid } from './text/uuid.js';
 import { parseJsonb } from './text/jsonb.js';
+import { formatArrayText, parseArrayText } from './array.js';
 
 export { formatFloat4, formatFloat8 } from './text/floats.js';
 export { formatDecimal, parseDecimal, parseNumeric } from './numeric.js';
@@ -78,6 +80,8 @@ export function parseText(type: PgType, text: string, zone: TimeZone = UTC): Val
       return parseJsonb(text);
     case 'interval':
       return parseIntervalValue(text);
+    case 'array':
+      return parseArray(type.element!, text);
     default:
       return unreachable(type.id);
   }
@@ -116,7 +120,18 @@ export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string
       return formatUuid(v as Uint8Array);
     case 'interval':
       return formatInterval(v as Uint8Array);
+    case 'array':
+      return v as string;
     default:
       return unreachable(type.id);
   }
+}
+
+/**
+ * array_in: the canonical array_out text of an array literal, each element read by the element
+ * type's input function (errors and all) and printed by its output function:
+ * parseArray({ id: 'int4' }, '{ 1, 02,NULL}') is '{1,2,NULL}'.
+ */
+function parseArray(element: PgType, text: string): string {
+  return formatArrayText(parseArrayText(text).map((e) => (e === null ? null : formatText(element, parseText(element, e)))));
 }

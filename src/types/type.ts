@@ -18,6 +18,7 @@
  *   numeric             utf8 (exact text)          offsets Int32Array + data Uint8Array
  *   uuid                fixed_size_binary(16)      Uint8Array, 16 bytes per value
  *   jsonb               utf8 (normalized text)     offsets Int32Array + data Uint8Array
+ *   T[] (expressions)   —                          offsets Int32Array + data Uint8Array (array_out text, ./array.ts)
  */
 import { unreachable } from './errors.js';
 
@@ -39,7 +40,9 @@ export type TypeId =
   | 'uuid'
   | 'jsonb'
   /** Computed in SQL expressions only (./interval.ts); no column has it, so TYPE_IDS omits it. */
-  | 'interval';
+  | 'interval'
+  /** One-dimensional arrays of `element`, computed in expressions only (./array.ts); TYPE_IDS omits it. */
+  | 'array';
 
 export const TYPE_IDS: readonly TypeId[] = [
   'int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'text', 'varchar', 'bpchar', 'bytea',
@@ -56,6 +59,8 @@ export interface PgType {
   readonly length?: number;
   readonly precision?: number;
   readonly scale?: number;
+  /** The element type of an array (`id: 'array'`). */
+  readonly element?: PgType;
 }
 
 /** How values of a type are laid out in memory and on disk. */
@@ -132,6 +137,8 @@ export function pgDisplayName(t: PgType): string {
       return 'jsonb';
     case 'interval':
       return 'interval';
+    case 'array':
+      return `${pgDisplayName(t.element!)}[]`;
     default:
       return unreachable(t.id);
   }
@@ -145,6 +152,8 @@ export function typeName(t: PgType): string {
       return t.length !== undefined ? `${t.id}(${t.length})` : t.id;
     case 'numeric':
       return t.precision !== undefined ? `numeric(${t.precision},${t.scale ?? 0})` : 'numeric';
+    case 'array':
+      return `${typeName(t.element!)}[]`;
     default:
       return t.id;
   }

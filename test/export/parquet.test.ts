@@ -55,7 +55,8 @@ function duckType(t: PgType): string {
     case 'uuid':
       return 'UUID'; // FIXED_LEN_BYTE_ARRAY(16) annotated with the UUID logical type
     case 'interval':
-      throw new Error('interval is not a storable type');
+    case 'array':
+      throw new Error(`${t.id} is not a storable type`);
   }
 }
 

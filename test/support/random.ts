@@ -17,6 +17,7 @@ import { ColumnBuilder } from '../../src/types/builder.js';
 import type { Column, Value } from '../../src/types/column.js';
 import { type Field, type PgType, type TypeId, TYPE_IDS } from '../../src/types/type.js';
 import { intervalNotStorable } from '../../src/types/interval.js';
+import { arrayNotStorable } from '../../src/types/array.js';
 import { unreachable } from '../../src/types/errors.js';
 
 /** mulberry32: tiny, fast, good enough for test data; fully determined by the 32-bit seed. */
@@ -319,6 +320,8 @@ export function randomValue(type: PgType, rng: Rng): Value {
       return randomJsonb(rng, 0);
     case 'interval':
       return intervalNotStorable('randomValue');
+    case 'array':
+      return arrayNotStorable('randomValue');
     default:
       return unreachable(type.id);
   }

@@ -11,10 +11,9 @@
  * Keys compare as PostgreSQL's equality does for the supported types, except that -0 and 0
  * floats, and numerics of different scales (1.0, 1.00), are not merged yet: a first step.
  */
-import { type PgType, type Value, unreachable } from '../../types/index.js';
+import { type PgType, type Value, formatArrayText, unreachable } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal, SQLSTATE } from '../../types/index.js';
 import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
-import { formatArray } from './arrays.js';
 import { numericVariance } from './numeric.js';
 import { toText } from './kernels.js';
 import { SqlError } from '../errors.js';
@@ -187,7 +186,7 @@ function finalCollected(a: AggCall, st: AggState): Value {
       return out;
     }
     case 'array_agg':
-      return idx.length === 0 ? null : formatArray(idx.map((k) => (vals[k] === null ? null : toText(a.arg!.type, vals[k]!))));
+      return idx.length === 0 ? null : formatArrayText(idx.map((k) => (vals[k] === null ? null : toText(a.arg!.type, vals[k]!))));
     case 'percentile_cont':
     case 'percentile_disc': {
       const frac = a.param as number | null;

@@ -12,8 +12,15 @@
  *             0xD000 +Infinity, 0xF000 -Infinity), int16 dscale, int16 digit × ndigits (base 10000)
  *   interval: int64 microseconds, int32 days, int32 months
  *   jsonb:    int8 version (1), then the text
+ *   T[]:      array_send (arrayfuncs.c), one-dimensional:
+ *             offset 0   int32  ndim (0 for an empty array, else 1)
+ *                    4   int32  flags: 1 if some element is NULL
+ *                    8   uint32 element type OID
+ *                    12  int32  length of the dimension, int32 its lower bound (1)   (ndim 1 only)
+ *                    20  per element: int32 length (-1 = NULL), then its binary bytes
  */
-import { PaxdError, formatDecimal, parseText, type PgType, type Value, unreachable, SQLSTATE } from '../../types/index.js';
+import { PaxdError, formatDecimal, formatArrayText, formatText, parseArrayText, parseText, featureNotSupported, type PgType, type Value, unreachable, SQLSTATE } from '../../types/index.js';
+import { typeOid } from './oids.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
 const EPOCH_DAYS = 10957;
@@ -112,6 +119,8 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
       b.writeInt32BE(le.readInt32LE(12), 12);
       return b;
     }
+    case 'array':
+      return encodeArray(type.element!, v as string);
     default:
       return unreachable(type.id);
   }
@@ -180,9 +189,66 @@ export function decodeBinary(type: PgType, b: Buffer): Value {
       out.writeInt32LE(b.readInt32BE(12), 12);
       return new Uint8Array(out);
     }
+    case 'array':
+      return decodeArray(type, b);
     default:
       return unreachable(type.id);
   }
+}
+
+/** array_send of an array's text (the engine's value): each element in its own binary format. */
+function encodeArray(element: PgType, text: string): Buffer {
+  const elements = parseArrayText(text).map((e) => (e === null ? null : encodeBinary(element, parseText(element, e))));
+  const ndim = elements.length === 0 ? 0 : 1;
+  const head = Buffer.alloc(12 + 8 * ndim);
+  head.writeInt32BE(ndim, 0);
+  head.writeInt32BE(elements.includes(null) ? 1 : 0, 4);
+  head.writeUInt32BE(typeOid(element), 8);
+  if (ndim === 1) {
+    head.writeInt32BE(elements.length, 12);
+    head.writeInt32BE(1, 16);
+  }
+  const parts: Buffer[] = [head];
+  for (const e of elements) {
+    const len = Buffer.allocUnsafe(4);
+    len.writeInt32BE(e === null ? -1 : e.byteLength);
+    parts.push(len);
+    if (e !== null) parts.push(e);
+  }
+  return Buffer.concat(parts);
+}
+
+/** array_recv of a one-dimensional array with lower bound 1, as the engine's text; 22P03 for a wrong shape. */
+function decodeArray(type: PgType, b: Buffer): string {
+  const element = type.element!;
+  if (b.byteLength < 12) throw badBinary(type, `${b.byteLength} bytes, expected at least 12`);
+  const ndim = b.readInt32BE(0);
+  const flags = b.readInt32BE(4);
+  const oid = b.readUInt32BE(8);
+  if (ndim < 0) throw badBinary(type, `invalid number of dimensions: ${ndim}`);
+  if (ndim > 1) throw featureNotSupported('multidimensional arrays');
+  if (flags !== 0 && flags !== 1) throw badBinary(type, 'invalid array flags');
+  if (oid !== typeOid(element)) throw new PaxdError('invalid_input', SQLSTATE.datatype_mismatch, `binary data has array element type ${oid} instead of expected ${typeOid(element)}`);
+  if (ndim === 0) return '{}';
+  if (b.byteLength < 20) throw badBinary(type, `${b.byteLength} bytes, expected at least 20`);
+  const n = b.readInt32BE(12);
+  if (b.readInt32BE(16) !== 1) throw featureNotSupported('arrays whose lower bound is not 1');
+  const out: (string | null)[] = [];
+  let off = 20;
+  for (let i = 0; i < n; i++) {
+    if (off + 4 > b.byteLength) throw badBinary(type, 'insufficient data left in message');
+    const len = b.readInt32BE(off);
+    off += 4;
+    if (len === -1) {
+      out.push(null);
+      continue;
+    }
+    if (len < 0 || off + len > b.byteLength) throw badBinary(type, 'insufficient data left in message');
+    out.push(formatText(element, decodeBinary(element, b.subarray(off, off + len))));
+    off += len;
+  }
+  if (off !== b.byteLength) throw badBinary(type, 'incorrect binary data format in array element');
+  return formatArrayText(out);
 }
 
 /** numeric_send of a decimal string ('-12.50', 'NaN', 'Infinity'). */

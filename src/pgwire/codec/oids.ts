@@ -6,10 +6,13 @@
  *   typeOid({ id: 'varchar', length: 10 })                  // 1043
  *   typmodOf({ id: 'varchar', length: 10 })                 // 14
  *   typmodOf({ id: 'numeric', precision: 12, scale: 2 })    // (12 << 16 | 2) + 4 = 786438
+ *   typeOid(arrayOf({ id: 'int4' }))                        // 1007 (_int4)
  */
 import type { PgType, TypeId } from '../../types/index.js';
 
-export const TYPE_OID: Readonly<Record<TypeId, number>> = {
+type ScalarId = Exclude<TypeId, 'array'>;
+
+export const TYPE_OID: Readonly<Record<ScalarId, number>> = {
   int2: 21,
   int4: 23,
   int8: 20,
@@ -27,6 +30,27 @@ export const TYPE_OID: Readonly<Record<TypeId, number>> = {
   uuid: 2950,
   jsonb: 3802,
   interval: 1186,
+};
+
+/** The OID of each element type's array type (pg_type.dat's `_int4` and so on: typarray). */
+export const ARRAY_OID: Readonly<Record<ScalarId, number>> = {
+  int2: 1005,
+  int4: 1007,
+  int8: 1016,
+  float4: 1021,
+  float8: 1022,
+  bool: 1000,
+  text: 1009,
+  varchar: 1015,
+  bpchar: 1014,
+  bytea: 1001,
+  date: 1182,
+  timestamp: 1115,
+  timestamptz: 1185,
+  numeric: 1231,
+  uuid: 2951,
+  jsonb: 3807,
+  interval: 1187,
 };
 
 /** typlen of each type: bytes for fixed-width types, -1 for varlena. */
@@ -48,13 +72,17 @@ export const TYPE_SIZE: Readonly<Record<TypeId, number>> = {
   uuid: 16,
   jsonb: -1,
   interval: 16,
+  array: -1,
 };
 
 /** PostgreSQL's VARHDRSZ, added to declared lengths in typmods. */
 const VARHDRSZ = 4;
 
 export function typeOid(t: PgType): number {
-  return TYPE_OID[t.id];
+  if (t.id !== 'array') return TYPE_OID[t.id];
+  const e = t.element!;
+  if (e.id === 'array') throw new Error('typeOid: paxd has no arrays of arrays');
+  return ARRAY_OID[e.id];
 }
 
 /** The typmod, -1 when the type has none (or it is unconstrained). */
@@ -72,7 +100,10 @@ export function typmodOf(t: PgType): number {
 
 const BY_OID: ReadonlyMap<number, TypeId> = new Map(Object.entries(TYPE_OID).map(([id, oid]) => [oid, id as TypeId]));
 
-/** The type a Parse message names by OID; null for 0 (infer) or an OID paxd has no type for. */
+/**
+ * The type a Parse message names by OID; null for 0 (infer) or an OID paxd has no type for
+ * (array types included: a parameter is never an array, `= ANY($1)` takes the array's text).
+ */
 export function typeOfOid(oid: number): PgType | null {
   const id = BY_OID.get(oid);
   return id === undefined ? null : ({ id } as PgType);

@@ -77,6 +77,7 @@ function kindOf(c: EncoderColumn): number {
     case Kind.Bpchar:
     case Kind.Jsonb:
     case Kind.NumericText: // stored as its exact text, which the engine prints as it is
+    case Kind.Array: // array_out's text (src/types/array.ts)
       return K_BYTES;
     case Kind.Bytea:
       return K_BYTEA;
