@@ -36,7 +36,7 @@
  * column, 42P01 for a qualifier no FROM item has. `$n` parameters bind per ./context.ts.
  */
 import type { Database, Table } from '../table/index.js';
-import { type Field, type PgType, type Value, PaxdError, SQLSTATE, arrayOf, parseArrayText, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
+import { type Field, type PgType, type Value, PaxdError, SQLSTATE, arrayOf, formatArrayText, parseArrayText, parseText, parseTypeName, pgDisplayName, unreachable, invalidRowCount, isPaxdError, undefinedColumn as sharedUndefinedColumn } from '../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from './parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E, exprKey } from './expr.js';
 import { T, categoryOf, commonType, comparisonType, engineType, isFloat, isInteger, numericCommon } from './types.js';
@@ -53,7 +53,7 @@ import {
   undefinedOperator,
   undefinedTable,
   } from './errors.js';
-import { castValue, fromText } from './exec/kernels.js';
+import { castValue, fromText, toText } from './exec/kernels.js';
 import { keyNorm, keyText } from './exec/hash-aggregate.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
@@ -773,6 +773,34 @@ class Binder {
     throw notSupported('ANY/ALL over anything but an array constructor or literal', locationOf(node));
   }
 
+  /**
+   * `'{1,2}'::int4[]`: an array constant, its text read by the element type's input function
+   * (the value is array_out's text, src/types/array.ts). Casts of computed values are 0A000.
+   */
+  private arrayCast(n: AstFields, mode: Mode): Expr {
+    const elem = typeOf({ ...n.typeName, arrayBounds: undefined });
+    const type = arrayOf(engineType(elem));
+    const arg = this.expr(n.arg, mode);
+    if (arg.type.id === 'array' && arg.type.element!.id === elem.id) return arg;
+    if (arg.kind === 'const' && (unknownLiterals.has(arg) || categoryOf(arg.type) === 'string')) {
+      if (arg.value === null) return E.const(null, type);
+      return E.const(parseText(arrayOf(elem), String(arg.value)), type);
+    }
+    throw notSupported(`casts of ${unknownLiterals.has(arg) ? 'unknown' : pgDisplayName(arg.type)} values to ${pgDisplayName(type)}`, n.location);
+  }
+
+  /** `ARRAY[a, b, …]` of constants: one array constant of the elements' common type. */
+  private arrayConstructor(n: AstFields, mode: Mode): Expr {
+    const items = ((n.elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+    if (items.length === 0) throw new SqlError('invalid_input', SQLSTATE.indeterminate_datatype, 'cannot determine type of empty array', positionOf(n.location));
+    const unified = this.unify(items.map((e) => (items.every((x) => unknownLiterals.has(x)) ? this.cast(e, T.text) : e)), 'ARRAY', n.location);
+    const type = unified[0]!.type;
+    if (type.id === 'array') throw notSupported('multidimensional arrays', n.location);
+    if (unified.some((e) => e.kind !== 'const')) throw notSupported('ARRAY[…] of non-constant values', n.location);
+    const texts = unified.map((e) => ((e as { value: Value }).value === null ? null : toText(type, (e as { value: Value }).value)));
+    return E.const(formatArrayText(texts), arrayOf(type));
+  }
+
   /** `(ARRAY[a, b, …])[i]`: CASE i WHEN 1 THEN a WHEN 2 THEN b … END (NULL out of range, as PostgreSQL). */
   private subscript(n: AstFields, mode: Mode): Expr {
     const ind = n.indirection as AstNode[];
@@ -1167,7 +1195,7 @@ class Binder {
           regclassExprs.set(e, rc);
           return e;
         }
-        if (n.typeName.arrayBounds !== undefined) throw notSupported('array values outside = ANY / <> ALL and subscripts', n.location);
+        if (n.typeName.arrayBounds !== undefined) return this.arrayCast(n, mode);
         if (isIntervalType(n.typeName)) return bindIntervalCast(this.expr(n.arg, mode), n.typeName, n.location, this.fn);
         const type = typeOf(n.typeName);
         return this.cast(this.expr(n.arg, mode), type, n.location);
@@ -1215,7 +1243,7 @@ class Binder {
         return E.func('record_out', args, T.text);
       }
       case 'A_ArrayExpr':
-        throw notSupported('array values outside = ANY / <> ALL and subscripts', n.location);
+        return this.arrayConstructor(n, mode);
       default:
         throw notSupported(`${kind} expressions`, n.location);
     }

@@ -93,6 +93,7 @@ export const SQLSTATE = {
   duplicate_prepared_statement: '42P05',
   duplicate_table: '42P07',
   invalid_column_reference: '42P10',
+  indeterminate_datatype: '42P18',
   // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
   disk_full: '53100',
   out_of_memory: '53200',

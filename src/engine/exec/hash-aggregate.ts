@@ -150,10 +150,24 @@ function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: nu
   }
 }
 
-/** The positions of a collecting aggregate's inputs in its ORDER BY order (input order without one). */
+/**
+ * The positions of a collecting aggregate's inputs in its ORDER BY order (input order without
+ * one). A DISTINCT aggregate without ORDER BY takes its inputs sorted ascending, NULLs last, as
+ * PostgreSQL's sort-based DISTINCT hands them over (array_agg(DISTINCT b) is {f,t,NULL}).
+ */
 function orderOf(a: AggCall, st: AggState): number[] {
   const n = st.vals?.length ?? 0;
   const idx = Array.from({ length: n }, (_v, k) => k);
+  if (a.distinct && (a.order ?? []).length === 0 && st.vals !== undefined) {
+    const vals = st.vals;
+    const type = a.arg!.type;
+    return idx.sort((x, y) => {
+      const u = vals[x]!;
+      const w = vals[y]!;
+      if (u === null || w === null) return u === w ? 0 : u === null ? 1 : -1;
+      return compare(type, u, w);
+    });
+  }
   const order = a.order ?? [];
   if (order.length === 0 || st.keys === undefined) return idx;
   const keys = st.keys;
