@@ -93,6 +93,26 @@ export interface OrderItem {
 export interface Target {
   readonly name: string;
   readonly expr: Expr;
+  /**
+   * The output column's type with the typmod PostgreSQL's exprTypmod keeps, where it differs
+   * from `expr.type` (the engine computes numeric(p,s) as numeric): a numeric(p,s) column or a
+   * cast to numeric(p,s). RowDescription sends its typmod.
+   */
+  readonly declared?: PgType;
+}
+
+/** Expressions whose value has a declared type beyond their engine type (see Target.declared). */
+const declaredTypes = new WeakMap<Expr, PgType>();
+
+/** A select-list entry, with the declared type of its expression when it has one. */
+function target(name: string, expr: Expr): Target {
+  const declared = declaredTypes.get(expr);
+  return declared === undefined ? { name, expr } : { name, expr, declared };
+}
+
+/** A result column as the front doors describe it. */
+function outputField(t: Target): { name: string; type: PgType; declared?: PgType } {
+  return t.declared === undefined ? { name: t.name, type: t.expr.type } : { name: t.name, type: t.expr.type, declared: t.declared };
 }
 
 export interface BoundSelect {
@@ -182,12 +202,12 @@ export interface BoundSetOp {
 export type BoundQuery = { readonly kind: 'select'; readonly select: BoundSelect } | BoundJoinSelect | BoundSetOp;
 
 /** The output columns of a bound query (names and types), without running it. */
-export function queryFields(q: BoundQuery): { name: string; type: PgType }[] {
+export function queryFields(q: BoundQuery): { name: string; type: PgType; declared?: PgType }[] {
   switch (q.kind) {
     case 'select':
-      return q.select.targets.map((t) => ({ name: t.name, type: t.expr.type }));
+      return q.select.targets.map(outputField);
     case 'join-select':
-      return q.targets.map((t) => ({ name: t.name, type: t.expr.type }));
+      return q.targets.map(outputField);
     case 'union':
       return [...q.fields];
     default:
@@ -1045,14 +1065,14 @@ class Binder {
           throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'SELECT * with no tables specified is not valid', positionOf(location));
         if (parts.length === 1) {
           const cols = this.tree === null ? this.leaves[0]!.fields.map((f, k) => ({ name: f.name, src: { kind: 'field', leaf: 0, k } as ColumnSource })) : this.columnsOf(this.tree);
-          for (const c of cols) targets.push({ name: c.name, expr: this.sourceIn(c.src, c.name, mode, location) });
+          for (const c of cols) targets.push(target(c.name, this.sourceIn(c.src, c.name, mode, location)));
         } else {
           const i = this.leafNamed(parts[0]!, location);
-          this.leaves[i]!.fields.forEach((f, k) => targets.push({ name: f.name, expr: this.columnExpr(i, k, mode, location) }));
+          this.leaves[i]!.fields.forEach((f, k) => targets.push(target(f.name, this.columnExpr(i, k, mode, location))));
         }
         continue;
       }
-      targets.push({ name: (rt.name as string | undefined) ?? outputName(val), expr: resolveUnknown(this.expr(val, mode)) });
+      targets.push(target((rt.name as string | undefined) ?? outputName(val), resolveUnknown(this.expr(val, mode))));
     }
     const having = s.havingClause === undefined ? null : this.condition(s.havingClause, mode, 'HAVING');
     const orderBy: OrderItem[] = ((s.sortClause ?? []) as AstNode[]).map((o) => this.orderItem(fieldsOf(o), targets, mode));
@@ -1153,10 +1173,14 @@ class Binder {
   private columnExpr(leaf: number, k: number, mode: Mode, location?: number): Expr {
     const f = this.leaves[leaf]!.fields[k]!;
     const e = E.column(this.slotOf(leaf, k), engineType(f.type), f.name);
-    if (mode.kind === 'scalar') return e;
+    const declare = (x: Expr) => {
+      if (x.type !== f.type) declaredTypes.set(x, f.type);
+      return x;
+    };
+    if (mode.kind === 'scalar') return declare(e);
     const key = mode.keyNodes.indexOf(exprKey(e));
     if (key < 0) throw groupingError(this.leaves[leaf]!.alias, f.name, location);
-    return E.column(key, e.type, f.name);
+    return declare(E.column(key, e.type, f.name));
   }
 
   private isVisible(leaf: number): boolean {
@@ -1409,7 +1433,11 @@ class Binder {
     inferParam(e, type);
     const to = engineType(type);
     // numeric(p,s): the engine computes in unconstrained numeric, then rounds and checks (apply_typmod).
-    if (to !== type && type.id === 'numeric' && type.precision !== undefined) return numericTypmod(this.cast(e, to, location), type.precision, type.scale ?? 0);
+    if (to !== type && type.id === 'numeric' && type.precision !== undefined) {
+      const r = numericTypmod(this.cast(e, to, location), type.precision, type.scale ?? 0);
+      declaredTypes.set(r, type);
+      return r;
+    }
     if (e.type.id === to.id && !unknownLiterals.has(e) && to.id !== 'varchar' && to.id !== 'bpchar') return e;
     if (!unknownLiterals.has(e)) checkCast(e.type, to, location);
     if (e.kind === 'const') {

@@ -11,6 +11,8 @@ import { type PgType, type TimeZone, type Value, UTC, formatText } from '../type
 export interface ResultField {
   readonly name: string;
   readonly type: PgType;
+  /** The type with the typmod PostgreSQL keeps (numeric(p,s)) where `type`, the engine's, lost it. */
+  readonly declared?: PgType;
 }
 
 export interface QueryResult {

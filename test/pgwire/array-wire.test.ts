@@ -13,7 +13,8 @@ import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { ALL_STORED_TYPES } from '../support/random.js';
 import { tempDir } from '../support/tmp.js';
-import { fe, RawClient, type Reply } from './client.js';
+import { RawClient } from './client.js';
+import { wireAnswers } from './binary-compare.js';
 
 /** Per stored type, SQL literals for rows 1, 2, …; rows past the list are NULL. */
 const VALUES: Readonly<Record<string, readonly string[]>> = {
@@ -42,52 +43,8 @@ let pg: Postgres;
 let db: Database;
 let srv: RunningServer;
 
-const int16 = (n: number) => Buffer.from([(n >> 8) & 255, n & 255]);
-const cstr = (s: string) => Buffer.from(s + '\0', 'utf8');
-
-/** RowDescription as "name oid typlen typmod" per column (the table OID and attnum are not compared). */
-function rowDescription(body: Buffer): string[] {
-  const out: string[] = [];
-  let off = 2;
-  for (let i = 0; i < body.readInt16BE(0); i++) {
-    const end = body.indexOf(0, off);
-    const name = body.toString('utf8', off, end);
-    off = end + 1 + 6;
-    out.push(`${name} ${body.readInt32BE(off)} ${body.readInt16BE(off + 4)} ${body.readInt32BE(off + 6)}`);
-    off += 12;
-  }
-  return out;
-}
-
-/** What a server answers, as comparable text: row descriptions, data rows as hex, errors as SQLSTATE. */
-function answer(rs: Reply[]): string[] {
-  return rs.flatMap((r) => {
-    if (r.code === 'T') return [`T ${rowDescription(r.body).join(' | ')}`];
-    if (r.code === 'D') return [`D ${r.body.toString('hex')}`];
-    if (r.code === 'E') return [`E ${/C([0-9A-Z]{5})\0/.exec(r.body.toString('latin1'))?.[1] ?? '?'}`];
-    return [];
-  });
-}
-
-/** The query in the simple protocol, and in the extended protocol with text and with binary results. */
-async function run(port: number, user: string, sql: string): Promise<string[]> {
-  const c = await RawClient.session(port, { user, database: user });
-  try {
-    const simple = answer(await c.query(sql));
-    const out = [`simple: ${simple.join('\n')}`];
-    for (const format of [0, 1]) {
-      const bind = Buffer.concat([fe.bind('', '', [], [format])]);
-      c.send(fe.parse('', sql), bind, fe.describe('P', ''), fe.execute(''), fe.sync());
-      out.push(`extended ${format === 0 ? 'text' : 'binary'}: ${answer(await c.untilReady()).join('\n')}`);
-    }
-    return out;
-  } finally {
-    c.end();
-  }
-}
-
 async function both(sql: string): Promise<[string[], string[]]> {
-  return [await run(srv.port, 'paxd', sql), await run(pg.port, 'postgres', sql)];
+  return [await wireAnswers(srv.port, 'paxd', sql), await wireAnswers(pg.port, 'postgres', sql)];
 }
 
 test.before(async () => {
@@ -171,8 +128,6 @@ test('malformed array literals fail with 22P02, as in PostgreSQL', async () => {
     assert.equal(got, want, sql);
     assert.ok(want[0]!.includes('E 22P02'), `${sql}: ${want[0]}`);
   }
-  void int16;
-  void cstr;
 });
 
 test.run();

@@ -235,7 +235,7 @@ function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace |
     if (hidden.length > 0) rows = rows.map((r) => r.slice(0, q.targets.length));
   } else if (t !== null) t.sortedRows = rows.length;
   if (t !== null) Object.assign(t, { outRows: rows.length, finishAt: performance.now() - t.start });
-  return { command: 'SELECT', fields: q.targets.map((t) => ({ name: t.name, type: t.expr.type })), rows };
+  return { command: 'SELECT', fields: q.targets.map((t) => (t.declared === undefined ? { name: t.name, type: t.expr.type } : { name: t.name, type: t.expr.type, declared: t.declared })), rows };
 }
 
 /** SELECT DISTINCT: the first of each set of equal rows (ORDER BY keys are output columns, so equal too). */

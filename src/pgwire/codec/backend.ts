@@ -110,6 +110,8 @@ export function readyForQuery(status: TxStatus): Buffer {
 export interface FieldDescription {
   readonly name: string;
   readonly type: PgType;
+  /** The type with its typmod when `type` (the engine's) lost it: numeric(12,2) sends 786438. */
+  readonly declared?: PgType;
   /** 0 text (the default), 1 binary. */
   readonly format?: number;
 }
@@ -129,7 +131,7 @@ export function rowDescription(fields: readonly FieldDescription[]): Buffer {
     off = b.writeInt16BE(0, off);
     off = b.writeInt32BE(typeOid(f.type), off);
     off = b.writeInt16BE(TYPE_SIZE[f.type.id], off);
-    off = b.writeInt32BE(typmodOf(f.type), off);
+    off = b.writeInt32BE(typmodOf(f.declared ?? f.type), off);
     off = b.writeInt16BE(f.format ?? FORMAT.text, off);
   }
   return b;
