@@ -39,6 +39,8 @@ interface ParamSpec {
   readonly initial: (s: SessionIdentity) => string;
   /** Null for read-only parameters; else the canonical value, or throws. */
   readonly canonical: ((value: string) => string) | null;
+  /** SHOW prints this other parameter's value (transaction_isolation shows the default's). */
+  readonly follows?: string;
 }
 
 export interface SessionIdentity {
@@ -81,11 +83,151 @@ function notHonoured(name: string, value: string, why: string): PaxdError {
   return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${name} "${value}" is not supported: ${why}`);
 }
 
+/**
+ * parse_bool (utils/adt/bool.c): any prefix of true/false/yes/no, on, of/off, 1, 0, in any case;
+ * else 22023 `parameter "jit" requires a Boolean value`.
+ */
 function onOff(name: string, v: string): boolean {
-  const l = v.toLowerCase();
-  if (['on', 'true', 'yes', '1', 't', 'y'].includes(l)) return true;
-  if (['off', 'false', 'no', '0', 'f', 'n'].includes(l)) return false;
-  throw invalidParameterValue(name, v, 'a Boolean value (on or off)');
+  const l = v.trim().toLowerCase();
+  if (l !== '') {
+    if ('true'.startsWith(l) || 'yes'.startsWith(l) || l === 'on' || l === '1') return true;
+    if ('false'.startsWith(l) || 'no'.startsWith(l) || (l.length >= 2 && 'off'.startsWith(l)) || l === '0') return false;
+  }
+  throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `parameter "${name}" requires a Boolean value`);
+}
+
+/** A Boolean parameter paxd accepts either way (its SHOW value is on or off). */
+function bool(name: string, initial: 'on' | 'off'): ParamSpec {
+  return { name, report: false, initial: () => initial, canonical: (v) => (onOff(name, v) ? 'on' : 'off') };
+}
+
+/** A Boolean parameter paxd honours only at `value`: the other is 0A000 saying why. */
+function boolOnly(name: string, value: 'on' | 'off', why: string): ParamSpec {
+  return {
+    name,
+    report: false,
+    initial: () => value,
+    canonical: (v) => {
+      if ((onOff(name, v) ? 'on' : 'off') === value) return value;
+      throw notHonoured(name, v, why);
+    },
+  };
+}
+
+/**
+ * An enum parameter (guc.c config_enum): the value matched case-insensitively, SHOW printing
+ * the first option of the same meaning (`synchronous_commit = true` shows `on`); else 22023
+ * with PostgreSQL's HINT listing the options that are not hidden. `honoured` says which
+ * meanings paxd honours (others are 0A000, `why`).
+ */
+function enumeration(name: string, initial: string, options: readonly (readonly [option: string, meaning: string, hidden?: boolean])[], honoured?: { readonly meanings: readonly string[]; readonly why: string }): ParamSpec {
+  return {
+    name,
+    report: false,
+    initial: () => initial,
+    canonical: (v) => {
+      const hit = options.find(([o]) => o === v.trim().toLowerCase());
+      if (hit === undefined) {
+        const shown = options.filter(([, , hidden]) => hidden !== true).map(([o]) => o);
+        throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "${name}": "${v}"`, { hint: `Available values: ${shown.join(', ')}.` });
+      }
+      if (honoured !== undefined && !honoured.meanings.includes(hit[1])) throw notHonoured(name, v, honoured.why);
+      return options.find(([, m]) => m === hit[1])![0];
+    },
+  };
+}
+
+/** An integer parameter without a unit (guc.c parse_int: a fraction rounds), in [min, max]. */
+function integer(name: string, initial: number, min: number, max: number): ParamSpec {
+  return {
+    name,
+    report: false,
+    initial: () => String(initial),
+    canonical: (v) => {
+      const t = v.trim();
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "${name}": "${v}"`);
+      const x = Number(t);
+      // C's rint: half to even.
+      const r = Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x);
+      if (r < min || r > max) throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `${r} is outside the valid range for parameter "${name}" (${min} .. ${max})`);
+      return String(r);
+    },
+  };
+}
+
+/** The planner's switches (PostgreSQL 15 docs 20.7.1); paxd's planner has none, so they change nothing. */
+const PLANNER_SWITCHES: readonly (readonly [string, 'on' | 'off'])[] = [
+  ['enable_async_append', 'on'],
+  ['enable_bitmapscan', 'on'],
+  ['enable_gathermerge', 'on'],
+  ['enable_hashagg', 'on'],
+  ['enable_hashjoin', 'on'],
+  ['enable_incremental_sort', 'on'],
+  ['enable_indexscan', 'on'],
+  ['enable_indexonlyscan', 'on'],
+  ['enable_material', 'on'],
+  ['enable_memoize', 'on'],
+  ['enable_mergejoin', 'on'],
+  ['enable_nestloop', 'on'],
+  ['enable_parallel_append', 'on'],
+  ['enable_parallel_hash', 'on'],
+  ['enable_partition_pruning', 'on'],
+  ['enable_partitionwise_join', 'off'],
+  ['enable_partitionwise_aggregate', 'off'],
+  ['enable_seqscan', 'on'],
+  ['enable_sort', 'on'],
+  ['enable_tidscan', 'on'],
+];
+
+/** guc.c client_message_level_options (hidden: accepted, not listed in the HINT). */
+const MESSAGE_LEVELS = [
+  ['debug5', 'debug5'],
+  ['debug4', 'debug4'],
+  ['debug3', 'debug3'],
+  ['debug2', 'debug2'],
+  ['debug1', 'debug1'],
+  ['debug', 'debug2', true],
+  ['log', 'log'],
+  ['info', 'info', true],
+  ['notice', 'notice'],
+  ['warning', 'warning'],
+  ['error', 'error'],
+] as const;
+
+/** Message levels in PostgreSQL's order (elog.h), for client_min_messages. */
+const LEVEL_RANK: Readonly<Record<string, number>> = { debug5: 10, debug4: 11, debug3: 12, debug2: 13, debug1: 14, log: 15, info: 17, notice: 18, warning: 19, error: 21 };
+
+const ISOLATION_LEVELS = [
+  ['serializable', 'serializable'],
+  ['repeatable read', 'repeatable read'],
+  ['read committed', 'read committed'],
+  ['read uncommitted', 'read uncommitted'],
+] as const;
+
+/** quote_identifier: an identifier that is not all lower-case letters, digits, _ (not first a digit) gets double quotes. */
+function quoteIdentifier(s: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`;
+}
+
+/**
+ * search_path as SHOW prints it (GUC_LIST_QUOTE): the names separated by ", ", each quoted as
+ * an identifier when it needs it. SET's arguments arrive joined by ", "; names already in
+ * double quotes (the startup packet's text) stay as they are.
+ */
+function searchPath(v: string): string {
+  if (v.trim() === '') return '""';
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .map((s) => (s.startsWith('"') && s.endsWith('"') && s.length > 1 ? s : quoteIdentifier(s)))
+    .join(', ');
+}
+
+/** check_application_name (PostgreSQL 15): every byte outside printable ASCII becomes '?'. */
+function cleanAscii(v: string): string {
+  let out = '';
+  for (const b of Buffer.from(v, 'utf8')) out += b >= 32 && b <= 126 ? String.fromCharCode(b) : '?';
+  return out;
 }
 
 /** A duration or size parameter: PostgreSQL's grammar and SHOW form (../types/units.ts). */
@@ -146,10 +288,11 @@ const SPECS: readonly ParamSpec[] = [
       throw notHonoured('standard_conforming_strings', v, 'paxd always treats backslashes in strings literally');
     },
   },
-  { name: 'application_name', report: true, initial: (s) => s.applicationName, canonical: anything },
+  { name: 'application_name', report: true, initial: (s) => cleanAscii(s.applicationName), canonical: cleanAscii },
   { name: 'is_superuser', report: true, initial: () => 'off', canonical: null },
   { name: 'session_authorization', report: true, initial: (s) => s.user, canonical: null },
-  { name: 'search_path', report: false, initial: () => '"$user", public', canonical: anything },
+  // Recorded and shown; paxd resolves unqualified names in its schemas whatever the path says.
+  { name: 'search_path', report: false, initial: () => '"$user", public', canonical: searchPath },
   {
     name: 'extra_float_digits',
     report: false,
@@ -169,8 +312,11 @@ const SPECS: readonly ParamSpec[] = [
   withUnit(LOCK_TIMEOUT, () => '0'),
   // The memory one statement may use (the engine's hash joins); the server's default, or SET per session.
   withUnit(WORK_MEM, (s) => formatSetting(WORK_MEM, Math.floor((s.workMem ?? DEFAULT_WORK_MEM) / 1024))),
-  { name: 'transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
-  { name: 'default_transaction_isolation', report: false, initial: () => 'repeatable read', canonical: anything },
+  // Every level runs as snapshot isolation (docs/WIRE.md "Transactions"), REPEATABLE READ's behaviour: SHOW says so.
+  // SHOW transaction_isolation is default_transaction_isolation's, as in PostgreSQL outside a
+  // block; SET of it is checked and changes nothing (a block's level is snapshot isolation too).
+  { ...enumeration('transaction_isolation', 'repeatable read', ISOLATION_LEVELS), follows: 'default_transaction_isolation' },
+  enumeration('default_transaction_isolation', 'repeatable read', ISOLATION_LEVELS),
   {
     name: 'default_transaction_read_only',
     report: true,
@@ -178,6 +324,55 @@ const SPECS: readonly ParamSpec[] = [
     canonical: (v) => (onOff('default_transaction_read_only', v) ? 'on' : 'off'),
   },
   { name: 'in_hot_standby', report: true, initial: () => 'off', canonical: null },
+  // Which notices the client gets: paxd's are WARNINGs (transaction control), dropped at `error`.
+  enumeration('client_min_messages', 'notice', MESSAGE_LEVELS),
+  enumeration('bytea_output', 'hex', [['escape', 'escape'], ['hex', 'hex']], { meanings: ['hex'], why: 'paxd prints bytea in hex' }),
+  {
+    name: 'lc_messages',
+    report: false,
+    initial: () => 'C',
+    canonical: (v) => {
+      if (/^(|C|POSIX|C\.(UTF-?8|utf-?8)|en(_[A-Z]{2})?(\.(UTF-?8|utf-?8))?)$/.test(v)) return v;
+      throw notHonoured('lc_messages', v, 'paxd writes its messages in English');
+    },
+  },
+  // Accepted and shown, changing nothing in paxd (no JIT, no replication, no row security, no
+  // genetic optimizer, no parallel plans of PostgreSQL's kind, no function bodies, no XML).
+  ...PLANNER_SWITCHES.map(([name, initial]) => bool(name, initial)),
+  bool('jit', 'on'),
+  bool('geqo', 'on'),
+  bool('row_security', 'on'),
+  bool('check_function_bodies', 'on'),
+  bool('synchronize_seqscans', 'on'),
+  bool('escape_string_warning', 'on'),
+  boolOnly('array_nulls', 'on', 'paxd always reads NULL in an array literal as a NULL element'),
+  boolOnly('quote_all_identifiers', 'off', 'paxd quotes identifiers only where they need it'),
+  integer('max_parallel_workers_per_gather', 2, 0, 1024),
+  // paxd makes every commit durable before answering; `off` asks for less, which it gives too.
+  enumeration('synchronous_commit', 'on', [
+    ['local', 'local'],
+    ['remote_write', 'remote_write'],
+    ['remote_apply', 'remote_apply'],
+    ['on', 'on'],
+    ['off', 'off'],
+    ['true', 'on', true],
+    ['false', 'off', true],
+    ['yes', 'on', true],
+    ['no', 'off', true],
+    ['1', 'on', true],
+    ['0', 'off', true],
+  ]),
+  enumeration('xmloption', 'content', [['content', 'content'], ['document', 'document']]),
+  { name: 'default_tablespace', report: false, initial: () => '', canonical: anything },
+  {
+    name: 'default_table_access_method',
+    report: false,
+    initial: () => 'heap',
+    canonical: (v) => {
+      if (v === 'heap') return v;
+      throw new PaxdError('invalid_input', SQLSTATE.invalid_parameter_value, `invalid value for parameter "default_table_access_method": "${v}"`, { detail: `Table access method "${v}" does not exist.` });
+    },
+  },
 ];
 
 const BY_KEY: ReadonlyMap<string, ParamSpec> = new Map(SPECS.map((s) => [s.name.toLowerCase(), s]));
@@ -258,8 +453,13 @@ export class SessionParams {
     return parseSetting(setting, this.show(name).value);
   }
 
+  /** Whether a notice of `severity` (WARNING, NOTICE, …) goes to the client under client_min_messages. */
+  sendsNotice(severity: string): boolean {
+    return (LEVEL_RANK[severity.toLowerCase()] ?? LEVEL_RANK['warning']!) >= LEVEL_RANK[this.show('client_min_messages').value]!;
+  }
+
   show(name: string): { readonly name: string; readonly value: string } {
     const spec = specOf(name);
-    return { name: spec.name, value: this.values.get(spec.name)! };
+    return { name: spec.name, value: this.values.get(spec.follows ?? spec.name)! };
   }
 }

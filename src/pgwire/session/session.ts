@@ -841,7 +841,9 @@ export class Session {
    */
   private async transaction(verb: TransactionVerb, tag: string, savepoint: string | undefined): Promise<Outcome> {
     const messages: Buffer[] = [];
-    const warn = (code: string, message: string) => messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
+    const warn = (code: string, message: string) => {
+      if (this.params!.sendsNotice('WARNING')) messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
+    };
     switch (verb) {
       case 'begin':
         if (this.status !== TX_STATUS.idle) warn(SQLSTATE.active_sql_transaction, 'there is already a transaction in progress');

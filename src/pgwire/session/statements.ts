@@ -156,11 +156,16 @@ function classifySet(s: Json): Kind {
       return { kind: 'reset-all' };
     case 'VAR_SET_MULTI':
       // SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …: paxd always gives a
-      // transaction one snapshot, which satisfies every isolation level a client asks for.
-      return { kind: 'set', name: 'transaction_isolation', value: isolationOf(s.args ?? []) };
+      // transaction one snapshot, which satisfies every isolation level a client asks for. The
+      // session's characteristics are default_transaction_isolation (pgjdbc's setTransactionIsolation).
+      return { kind: 'set', name: s.name === 'SESSION CHARACTERISTICS' && hasIsolation(s.args ?? []) ? 'default_transaction_isolation' : 'transaction_isolation', value: isolationOf(s.args ?? []) };
     default:
       return { kind: 'unsupported', feature: `SET ${String(s.kind)}` };
   }
+}
+
+function hasIsolation(args: Json[]): boolean {
+  return args.some((a) => a.DefElem?.defname === 'transaction_isolation');
 }
 
 function isolationOf(args: Json[]): string {
