@@ -782,9 +782,10 @@ class Binder {
       case 'ParamRef': {
         // An untyped literal or parameter: array text of the element type of `x`.
         const arg = this.expr(node, mode);
-        if (arg.kind !== 'const' || (!unknownLiterals.has(arg) && arg.type.id !== 'text')) break;
+        if (arg.kind !== 'const' || (!unknownLiterals.has(arg) && arg.type.id !== 'text' && arg.type.id !== 'array')) break;
         if (arg.value === null) return null;
-        const elem = unknownLiterals.has(x) ? T.text : x.type;
+        // A parameter bound as an array (psycopg's lists) is read with its own element type.
+        const elem = arg.type.id === 'array' ? arg.type.element! : unknownLiterals.has(x) ? T.text : x.type;
         return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(parseText(elem, t), engineType(elem))));
       }
       default:

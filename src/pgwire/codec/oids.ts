@@ -8,7 +8,7 @@
  *   typmodOf({ id: 'numeric', precision: 12, scale: 2 })    // (12 << 16 | 2) + 4 = 786438
  *   typeOid(arrayOf({ id: 'int4' }))                        // 1007 (_int4)
  */
-import type { PgType, TypeId } from '../../types/index.js';
+import { arrayOf, type PgType, type TypeId } from '../../types/index.js';
 
 type ScalarId = Exclude<TypeId, 'array'>;
 
@@ -100,11 +100,15 @@ export function typmodOf(t: PgType): number {
 
 const BY_OID: ReadonlyMap<number, TypeId> = new Map(Object.entries(TYPE_OID).map(([id, oid]) => [oid, id as TypeId]));
 
+const BY_ARRAY_OID: ReadonlyMap<number, TypeId> = new Map(Object.entries(ARRAY_OID).map(([id, oid]) => [oid, id as TypeId]));
+
 /**
- * The type a Parse message names by OID; null for 0 (infer) or an OID paxd has no type for
- * (array types included: a parameter is never an array, `= ANY($1)` takes the array's text).
+ * The type a Parse message names by OID (an array OID: the array of its element type, as
+ * psycopg binds a list); null for 0 (infer) or an OID paxd has no type for.
  */
 export function typeOfOid(oid: number): PgType | null {
   const id = BY_OID.get(oid);
-  return id === undefined ? null : ({ id } as PgType);
+  if (id !== undefined) return { id } as PgType;
+  const element = BY_ARRAY_OID.get(oid);
+  return element === undefined ? null : arrayOf({ id: element } as PgType);
 }
