@@ -17,59 +17,7 @@ import { Database } from '../../src/table/database.js';
 import { startServer, type RunningServer } from '../../src/pgwire/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-
-/** [SQL literal, type]: special values of every type, then arrays. */
-export const SPECIAL_VALUES: readonly (readonly [string, string])[] = [
-  ["'infinity'", 'date'],
-  ["'-infinity'", 'date'],
-  ["'4714-11-24 BC'", 'date'],
-  ["'5874897-12-31'", 'date'],
-  ["'0001-01-01'", 'date'],
-  ["'9999-12-31'", 'date'],
-  ["'infinity'", 'timestamp'],
-  ["'-infinity'", 'timestamp'],
-  ["'4714-11-24 00:00:00 BC'", 'timestamp'],
-  ["'294246-12-31 23:59:59.999999'", 'timestamp'],
-  ["'9999-12-31 23:59:59.999999'", 'timestamp'],
-  ["'infinity'", 'timestamptz'],
-  ["'-infinity'", 'timestamptz'],
-  ["'2000-01-01 00:00:00+00'", 'timestamptz'],
-  ["'NaN'", 'float4'],
-  ["'Infinity'", 'float4'],
-  ["'-Infinity'", 'float4'],
-  ["'3.4028235e+38'", 'float4'],
-  ["'1e-45'", 'float4'],
-  ["'NaN'", 'float8'],
-  ["'Infinity'", 'float8'],
-  ["'-Infinity'", 'float8'],
-  ["'-0'", 'float8'],
-  ["'1.7976931348623157e+308'", 'float8'],
-  ["'5e-324'", 'float8'],
-  ["'NaN'", 'numeric'],
-  ["'Infinity'", 'numeric'],
-  ["'-Infinity'", 'numeric'],
-  ["'99999999999999999999999999999999999999'", 'numeric'],
-  ["'-0.00000000000000000000000000000000000001'", 'numeric'],
-  ["'123456789012345678901234567890.123456789012345678901234567890'", 'numeric'],
-  ["'1e-300'", 'numeric'],
-  ["'0.000'", 'numeric'],
-  ["'1234567890.12'", 'numeric(12,2)'],
-  ["'-0.5'", 'numeric(38,37)'],
-  ["'32767'", 'int2'],
-  ["'-32768'", 'int2'],
-  ["'2147483647'", 'int4'],
-  ["'-2147483648'", 'int4'],
-  ["'9223372036854775807'", 'int8'],
-  ["'-9223372036854775808'", 'int8'],
-  ["'{1,NULL,-3}'", 'int4[]'],
-  ["'{}'", 'int8[]'],
-  [`'{"a b","",NULL,"NULL","q\\"t","x,y"}'`, 'text[]'],
-  ["'{NaN,Infinity,-0,1.5}'", 'float8[]'],
-  ["'{NaN,-Infinity,1.50}'", 'numeric[]'],
-  ["'{2020-01-01,NULL}'", 'date[]'],
-  ["'{t,f,NULL}'", 'bool[]'],
-  ["'{\"2020-01-01 10:00:00+00\"}'", 'timestamptz[]'],
-];
+import { SPECIAL_VALUES } from './binary-compare.js';
 
 /** psycopg 3 in binary mode: each value's OID, raw bytes and Python value; then binary parameters. */
 const PSYCOPG3 = String.raw`
