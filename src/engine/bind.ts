@@ -1321,6 +1321,8 @@ class Binder {
         }
         const l = this.expr(n.lexpr, mode);
         const r = this.expr(n.rexpr, mode);
+        // Arrays have comparisons only; PostgreSQL's array operators (||, @>, &&, …) paxd lacks.
+        if (CMP[op] === undefined && (l.type.id === 'array' || r.type.id === 'array')) throw notSupported(`operator ${op} on arrays`, n.location);
         if (ARITH[op] !== undefined) return this.arith(ARITH[op], l, r, n.location);
         if (CMP[op] !== undefined) return this.compare(CMP[op], l, r, n.location);
         if (op === '||') return this.textcat(l, r, n.location);

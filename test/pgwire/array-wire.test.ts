@@ -130,4 +130,18 @@ test('malformed array literals fail with 22P02, as in PostgreSQL', async () => {
   }
 });
 
+test('what paxd cannot do with arrays is 0A000 where PostgreSQL answers', async () => {
+  for (const sql of [
+    'SELECT array_agg(i4) || 1 AS a FROM arr',
+    'SELECT array_agg(x) AS a FROM (SELECT array_agg(i4) AS x FROM arr) s',
+    `SELECT '{{1,2},{3,4}}'::int4[] AS a`,
+    `SELECT '[0:1]={1,2}'::int4[] AS a`,
+    'SELECT ARRAY[k, i4] AS a FROM arr',
+  ]) {
+    const [got, want] = await both(sql);
+    assert.ok(!want[0]!.includes(' E '), `PostgreSQL: ${sql}: ${want[0]}`);
+    assert.ok(got.every((g) => g.includes('E 0A000')), `paxd: ${sql}: ${got.join(' / ')}`);
+  }
+});
+
 test.run();
