@@ -24,7 +24,23 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   float4: ["'NaN'", "'Infinity'", "'-Infinity'", "'-0'", "'1.5'", "'3.4028235e+38'", "'1e-45'", 'NULL'],
   float8: ["'NaN'", "'Infinity'", "'-Infinity'", "'-0'", "'0.1'", "'1e-300'", "'1.7976931348623157e+308'", 'NULL'],
   bool: ['true', 'false', 'NULL', 'true'],
-  text: ["''", "'NULL'", "'null'", "'a b'", `'a"b'`, "'a\\b'", "'x,y'", "'{}'", "' lead'", "'tail '", "'é€😀'", "'tab\there'", "'line\nbreak'", 'NULL', "'plain'"],
+  text: [
+    "''",
+    "'NULL'",
+    "'null'",
+    "'a b'",
+    `'a"b'`,
+    "'a\\b'",
+    "'x,y'",
+    "'{}'",
+    "' lead'",
+    "'tail '",
+    "'é€😀'",
+    "'tab\there'",
+    "'line\nbreak'",
+    'NULL',
+    "'plain'",
+  ],
   'varchar(5)': ["''", "'a,b'", `'"'`, "'\\'", "'NULL'", 'NULL', "'{'", "'} '"],
   'char(3)': ["''", "'a'", "'a b'", "'{'", 'NULL', "'\"'", "'xyz'"],
   bytea: ["'\\x'", "'\\x00ff'", 'NULL', "'\\x5c22'"],
@@ -140,7 +156,10 @@ test('what paxd cannot do with arrays is 0A000 where PostgreSQL answers', async 
   ]) {
     const [got, want] = await both(sql);
     assert.ok(!want[0]!.includes(' E '), `PostgreSQL: ${sql}: ${want[0]}`);
-    assert.ok(got.every((g) => g.includes('E 0A000')), `paxd: ${sql}: ${got.join(' / ')}`);
+    assert.ok(
+      got.every((g) => g.includes('E 0A000')),
+      `paxd: ${sql}: ${got.join(' / ')}`,
+    );
   }
 });
 

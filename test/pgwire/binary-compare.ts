@@ -59,9 +59,8 @@ export const SPECIAL_VALUES: readonly (readonly [string, string])[] = [
   ["'{NaN,-Infinity,1.50}'", 'numeric[]'],
   ["'{2020-01-01,NULL}'", 'date[]'],
   ["'{t,f,NULL}'", 'bool[]'],
-  ["'{\"2020-01-01 10:00:00+00\"}'", 'timestamptz[]'],
+  ['\'{"2020-01-01 10:00:00+00"}\'', 'timestamptz[]'],
 ];
-
 
 export function rowDescription(body: Buffer): string[] {
   const out: string[] = [];

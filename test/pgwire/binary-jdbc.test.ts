@@ -21,7 +21,7 @@ import { SPECIAL_VALUES } from './binary-compare.js';
 
 const JDBC_JAR = '/usr/share/java/postgresql.jar';
 
-const JAVA = String.raw`
+const JAVA = `
 import java.sql.*;
 import java.math.BigDecimal;
 import java.util.*;

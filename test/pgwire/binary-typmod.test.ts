@@ -26,7 +26,10 @@ test.before(async () => {
   pg = await startPostgres();
   db = await Database.open(tempDir());
   srv = await startServer({ db, port: 0, auth: { method: 'trust' } });
-  for (const [port, user] of [[srv.port, 'paxd'], [pg.port, 'postgres']] as const) {
+  for (const [port, user] of [
+    [srv.port, 'paxd'],
+    [pg.port, 'postgres'],
+  ] as const) {
     const c = await RawClient.session(port, { user, database: user });
     await c.query('DROP TABLE IF EXISTS tm');
     for (const sql of SETUP) {
@@ -55,7 +58,7 @@ const QUERIES = [
   'SELECT 1.50::numeric(4,2) AS x',
 ];
 
-test('RowDescription typmods and DataRows of columns, casts and expressions are PostgreSQL 15\'s', async () => {
+test("RowDescription typmods and DataRows of columns, casts and expressions are PostgreSQL 15's", async () => {
   const problems: string[] = [];
   for (const sql of QUERIES) {
     const got = await wireAnswers(srv.port, 'paxd', sql);

@@ -61,7 +61,7 @@ print(json.dumps(out, indent=1, sort_keys=True))
 `;
 
 /** Ordinary programs: psycopg2 and psycopg 3 with autocommit off, parameters, executemany, fetchall, server-side cursors. */
-const PROGRAMS = String.raw`
+const PROGRAMS = `
 import sys, json
 import psycopg, psycopg2
 from decimal import Decimal
@@ -143,7 +143,9 @@ async function python(script: string, args: string[]): Promise<Record<string, un
 /** The keys whose values differ, each with both sides. */
 function differences(got: Record<string, unknown>, want: Record<string, unknown>): string[] {
   const keys = new Set([...Object.keys(got), ...Object.keys(want)]);
-  return [...keys].filter((k) => JSON.stringify(got[k]) !== JSON.stringify(want[k])).map((k) => `${k}\n  paxd:       ${JSON.stringify(got[k])}\n  PostgreSQL: ${JSON.stringify(want[k])}`);
+  return [...keys]
+    .filter((k) => JSON.stringify(got[k]) !== JSON.stringify(want[k]))
+    .map((k) => `${k}\n  paxd:       ${JSON.stringify(got[k])}\n  PostgreSQL: ${JSON.stringify(want[k])}`);
 }
 
 test('psycopg 3 binary mode: special values and arrays read the same bytes and Python values, and bind back the same', async () => {

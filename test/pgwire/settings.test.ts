@@ -190,7 +190,10 @@ test('client_min_messages = error drops the WARNING of a COMMIT outside a block,
 test('settings in the startup packet, as pgjdbc sends them, show as PostgreSQL shows them', async () => {
   const params = { extra_float_digits: '2', application_name: 'PostgreSQL JDBC Driver', DateStyle: 'ISO', client_encoding: 'UTF8', search_path: 'public' };
   const shows: string[][] = [];
-  for (const [port, user] of [[srv.port, 'paxd'], [pg.port, 'postgres']] as const) {
+  for (const [port, user] of [
+    [srv.port, 'paxd'],
+    [pg.port, 'postgres'],
+  ] as const) {
     const c = await RawClient.session(port, { user, database: user, ...params });
     const out: string[] = [];
     for (const name of Object.keys(params)) out.push(outcome(await c.query(`SHOW ${name}`)));
