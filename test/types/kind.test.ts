@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { Kind, PHYSICAL, kindOf, physicalOf } from '../../src/types/kind.js';
 import { TYPE_IDS, byteWidth, type PgType } from '../../src/types/type.js';
 import { columnOf } from '../../src/types/builder.js';
+import { arrayOf } from '../../src/types/array.js';
 import { Rng, randomValue, testSeed } from '../support/random.js';
 
 const TYPES: PgType[] = [
@@ -21,6 +22,7 @@ const TYPES: PgType[] = [
 test('every kind is reached by a type, and every type has a kind and a layout', () => {
   const reached = new Set(TYPES.map(kindOf));
   reached.add(kindOf({ id: 'interval' }));
+  reached.add(kindOf(arrayOf({ id: 'int4' })));
   assert.equal([...reached].sort((a, b) => a - b), Object.values(Kind).sort((a, b) => a - b));
   for (const t of TYPES) assert.is(physicalOf(t), PHYSICAL[kindOf(t)], t.id);
 });
