@@ -799,7 +799,13 @@ class Binder {
    * (the value is array_out's text, src/types/array.ts). Casts of computed values are 0A000.
    */
   private arrayCast(n: AstFields, mode: Mode): Expr {
-    const elem = typeOf({ ...n.typeName, arrayBounds: undefined });
+    let elem: PgType;
+    try {
+      elem = typeOf({ ...n.typeName, arrayBounds: undefined });
+    } catch (e) {
+      if (e instanceof PaxdError && e.code === SQLSTATE.undefined_object) throw new SqlError('not_found', e.code, e.message.replace(/^type "(.*)" does not exist$/, 'type "$1[]" does not exist'), e.position);
+      throw e;
+    }
     const type = arrayOf(engineType(elem));
     const arg = this.expr(n.arg, mode);
     if (arg.type.id === 'array' && arg.type.element!.id === elem.id) return arg;
@@ -1918,7 +1924,11 @@ export function typeOf(typeName: AstFields): PgType {
   try {
     return parseTypeName(name);
   } catch (e) {
-    if (e instanceof PaxdError) throw new SqlError('not_found', SQLSTATE.undefined_object, `type "${names.join('.')}" does not exist`, positionOf(tn.location));
+    // An unknown name is 42704 naming it as written; a bad typmod (22023) or a type paxd lacks
+    // (0A000: timestamp(3), time) keeps its own code.
+    if (e instanceof PaxdError && (e.code === SQLSTATE.undefined_object || e.code === SQLSTATE.syntax_error))
+      throw new SqlError('not_found', SQLSTATE.undefined_object, `type "${names.join('.')}" does not exist`, positionOf(tn.location));
+    if (e instanceof PaxdError && e.position === undefined) throw new SqlError(e.kind, e.code, e.message, positionOf(tn.location));
     throw e;
   }
 }

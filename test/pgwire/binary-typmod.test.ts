@@ -69,4 +69,29 @@ test("RowDescription typmods and DataRows of columns, casts and expressions are 
   assert.equal(problems, []);
 });
 
+test('bad type modifiers are 22023 and unknown types 42704, as in PostgreSQL; timestamp(p) is 0A000', async () => {
+  const codes = async (port: number, user: string, sql: string) => {
+    const c = await RawClient.session(port, { user, database: user });
+    const rs = await c.query(sql);
+    c.end();
+    const e = rs.find((r) => r.code === 'E');
+    return e === undefined ? 'ok' : (/C([0-9A-Z]{5})\0/.exec(e.body.toString('latin1'))?.[1] ?? '?');
+  };
+  for (const sql of [
+    'SELECT 1::numeric(0)',
+    'SELECT 1::numeric(2000)',
+    "SELECT 'a'::varchar(0)",
+    "SELECT 'a'::char(0)",
+    'SELECT 1::numeric(5,6)',
+    'SELECT 1::nosuchtype',
+    "SELECT '{1}'::nosuch[]",
+  ]) {
+    const want = await codes(pg.port, 'postgres', sql);
+    assert.ok(want !== 'ok', `PostgreSQL: ${sql}`);
+    assert.is(await codes(srv.port, 'paxd', sql), want, sql);
+  }
+  assert.is(await codes(pg.port, 'postgres', "SELECT '2020-01-01'::timestamp(3)"), 'ok');
+  assert.is(await codes(srv.port, 'paxd', "SELECT '2020-01-01'::timestamp(3)"), '0A000');
+});
+
 test.run();
