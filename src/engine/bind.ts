@@ -776,7 +776,7 @@ class Binder {
         if (arg.kind !== 'const') break;
         if (arg.value === null) return null;
         if (!unknownLiterals.has(arg) && categoryOf(arg.type) !== 'string') break;
-        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(parseText(elem, t), engineType(elem))));
+        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(fromText(elem, t), engineType(elem))));
       }
       case 'A_Const':
       case 'ParamRef': {
@@ -786,7 +786,7 @@ class Binder {
         if (arg.value === null) return null;
         // A parameter bound as an array (psycopg's lists) is read with its own element type.
         const elem = arg.type.id === 'array' ? arg.type.element! : unknownLiterals.has(x) ? T.text : x.type;
-        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(parseText(elem, t), engineType(elem))));
+        return parseArrayText(String(arg.value)).map((t) => (t === null ? E.const(null, engineType(elem)) : E.const(fromText(elem, t), engineType(elem))));
       }
       default:
         break;
@@ -811,7 +811,7 @@ class Binder {
     if (arg.type.id === 'array' && arg.type.element!.id === elem.id) return arg;
     if (arg.kind === 'const' && (unknownLiterals.has(arg) || categoryOf(arg.type) === 'string')) {
       if (arg.value === null) return E.const(null, type);
-      return E.const(parseText(arrayOf(elem), String(arg.value)), type);
+      return E.const(fromText(arrayOf(elem), String(arg.value)), type);
     }
     throw notSupported(`casts of ${unknownLiterals.has(arg) ? 'unknown' : pgDisplayName(arg.type)} values to ${pgDisplayName(type)}`, n.location);
   }

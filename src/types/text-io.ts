@@ -81,7 +81,7 @@ export function parseText(type: PgType, text: string, zone: TimeZone = UTC): Val
     case 'interval':
       return parseIntervalValue(text);
     case 'array':
-      return parseArray(type.element!, text);
+      return parseArray(type.element!, text, zone);
     default:
       return unreachable(type.id);
   }
@@ -130,8 +130,9 @@ export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string
 /**
  * array_in: the canonical array_out text of an array literal, each element read by the element
  * type's input function (errors and all) and printed by its output function:
- * parseArray({ id: 'int4' }, '{ 1, 02,NULL}') is '{1,2,NULL}'.
+ * parseArray({ id: 'int4' }, '{ 1, 02,NULL}') is '{1,2,NULL}'. timestamptz elements are read
+ * and printed in the session's zone, as the value prints.
  */
-function parseArray(element: PgType, text: string): string {
-  return formatArrayText(parseArrayText(text).map((e) => (e === null ? null : formatText(element, parseText(element, e)))));
+function parseArray(element: PgType, text: string, zone: TimeZone): string {
+  return formatArrayText(parseArrayText(text).map((e) => (e === null ? null : formatText(element, parseText(element, e, zone), zone))));
 }

@@ -146,6 +146,21 @@ test('malformed array literals fail with 22P02, as in PostgreSQL', async () => {
   }
 });
 
+test('timestamptz[] values print in the session time zone, as PostgreSQL prints them', async () => {
+  const problems: string[] = [];
+  for (const zone of ['Europe/Berlin', 'America/Los_Angeles', 'Asia/Kolkata']) {
+    for (const sql of [
+      'SELECT array_agg(tz ORDER BY k) AS a FROM arr',
+      `SELECT '{"2020-06-01 10:00:00", "2020-01-01 00:00:00+00", infinity}'::timestamptz[] AS a`,
+    ]) {
+      const got = await wireAnswers(srv.port, 'paxd', sql, { TimeZone: zone });
+      const want = await wireAnswers(pg.port, 'postgres', sql, { TimeZone: zone });
+      for (let i = 0; i < want.length; i++) if (got[i] !== want[i]) problems.push(`${zone}: ${sql}\n  paxd:       ${got[i]}\n  PostgreSQL: ${want[i]}`);
+    }
+  }
+  assert.equal(problems, []);
+});
+
 test('what paxd cannot do with arrays is 0A000 where PostgreSQL answers', async () => {
   for (const sql of [
     'SELECT array_agg(i4) || 1 AS a FROM arr',

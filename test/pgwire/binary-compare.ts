@@ -84,8 +84,8 @@ export function answer(rs: Reply[]): string[] {
   });
 }
 
-export async function wireAnswers(port: number, user: string, sql: string): Promise<string[]> {
-  const c = await RawClient.session(port, { user, database: user });
+export async function wireAnswers(port: number, user: string, sql: string, startup: Record<string, string> = {}): Promise<string[]> {
+  const c = await RawClient.session(port, { user, database: user, ...startup });
   try {
     const out = [`simple: ${answer(await c.query(sql)).join('\n')}`];
     for (const format of [0, 1]) {

@@ -19,7 +19,7 @@
  *                    12  int32  length of the dimension, int32 its lower bound (1)   (ndim 1 only)
  *                    20  per element: int32 length (-1 = NULL), then its binary bytes
  */
-import { PaxdError, formatDecimal, formatArrayText, formatText, parseArrayText, parseText, featureNotSupported, type PgType, type Value, unreachable, SQLSTATE } from '../../types/index.js';
+import { PaxdError, formatDecimal, formatArrayText, formatText, parseArrayText, parseText, featureNotSupported, type PgType, type TimeZone, type Value, UTC, unreachable, SQLSTATE } from '../../types/index.js';
 import { typeOid } from './oids.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
@@ -126,8 +126,11 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
   }
 }
 
-/** A parameter in the binary format of `type`, as paxd's value; 22P03 for a wrong shape. */
-export function decodeBinary(type: PgType, b: Buffer): Value {
+/**
+ * A parameter in the binary format of `type`, as paxd's value; 22P03 for a wrong shape. `zone`
+ * is the session's: an array's value is its text, whose timestamptz elements print in it.
+ */
+export function decodeBinary(type: PgType, b: Buffer, zone: TimeZone = UTC): Value {
   const size = (n: number) => {
     if (b.byteLength !== n) throw badBinary(type, `${b.byteLength} bytes, expected ${n}`);
   };
@@ -190,7 +193,7 @@ export function decodeBinary(type: PgType, b: Buffer): Value {
       return new Uint8Array(out);
     }
     case 'array':
-      return decodeArray(type, b);
+      return decodeArray(type, b, zone);
     default:
       return unreachable(type.id);
   }
@@ -219,7 +222,7 @@ function encodeArray(element: PgType, text: string): Buffer {
 }
 
 /** array_recv of a one-dimensional array with lower bound 1, as the engine's text; 22P03 for a wrong shape. */
-function decodeArray(type: PgType, b: Buffer): string {
+function decodeArray(type: PgType, b: Buffer, zone: TimeZone): string {
   const element = type.element!;
   if (b.byteLength < 12) throw badBinary(type, `${b.byteLength} bytes, expected at least 12`);
   const ndim = b.readInt32BE(0);
@@ -244,7 +247,7 @@ function decodeArray(type: PgType, b: Buffer): string {
       continue;
     }
     if (len < 0 || off + len > b.byteLength) throw badBinary(type, 'insufficient data left in message');
-    out.push(formatText(element, decodeBinary(element, b.subarray(off, off + len))));
+    out.push(formatText(element, decodeBinary(element, b.subarray(off, off + len)), zone));
     off += len;
   }
   if (off !== b.byteLength) throw badBinary(type, 'incorrect binary data format in array element');

@@ -1052,7 +1052,7 @@ export class Session {
     const values = m.params.map((b, i) => {
       if (b === null) return null;
       const t = types[i]!;
-      return formatOf(m.paramFormats, i) === FORMAT.binary ? decodeBinary(t, b) : parseText(t, b.toString('utf8'), this.params!.timeZone);
+      return formatOf(m.paramFormats, i) === FORMAT.binary ? decodeBinary(t, b, this.params!.timeZone) : parseText(t, b.toString('utf8'), this.params!.timeZone);
     });
     if (m.portal !== '' && this.portals.has(m.portal)) throw duplicateCursor(m.portal);
     this.portals.set(m.portal, { prepared, bind: m, values, outcome: null, sent: 0 });
