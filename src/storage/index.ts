@@ -25,7 +25,9 @@ export { decodeSnapshot, encodeSnapshot, snapshotIdOf, snapshotPath } from './sn
 export {
   checkTableName,
   commit,
+  commitTables,
   createTable,
+  currentRoot,
   incarnationOf,
   isDropped,
   latestSnapshot,
@@ -34,12 +36,15 @@ export {
   listTables,
   newestSnapshotInfo,
   readSnapshot,
+  snapshotInRoot,
   type BuildSnapshot,
+  type TableWrite,
   type CommitOptions,
   type LatestSnapshot,
   type ListTablesOptions,
 } from './catalog.js';
 export { dropTable } from './drop.js';
+export { ROOT_DIR, rootPath, rootIdOf, listRootIds, readRootOrNull, decodeRoot, type RootEntry, type RootJson } from './root.js';
 export { newFileName } from './file-name.js';
 export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from './claim.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';

@@ -2,37 +2,35 @@
  * The snapshot file: one committed state of a table, `<table>/_snapshots/<id, 20 digits>.snap`,
  * written once by putIfAbsent and never changed.
  *
+ * framed as ./frame.ts draws it (magic "PXSN"; the payload is the UTF-8 JSON of SnapshotJson,
+ * ./snapshot-types.ts):
+ *
  *   offset size  field
  *        0    4  magic "PXSN"
  *        4    4  format version, u32 LE (1)
  *        8    4  payload length, u32 LE
  *       12    4  payload crc32 (of bytes 20 .. 20+length)
  *       16    4  header crc32 (of bytes 0 .. 16)
- *       20    …  payload: UTF-8 JSON of SnapshotJson (./snapshot-types.ts)
+ *       20    …  payload: UTF-8 JSON of SnapshotJson
  *
  * A snapshot file is never incomplete: it is fsynced under a temporary name before link()
  * publishes it (./local.ts), and an S3 PUT is atomic. So every mismatch, a short file
  * included, is corruption (XX001) naming the file and the offset of the bad part; a reader
  * never falls back to an older snapshot (that would bring back rows deleted since).
  */
-import { checksumMismatch, corruption, type PaxdError } from '../types/index.js';
-import { crc32 } from './checksum.js';
+import { corruption } from '../types/index.js';
+import { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, FRAME_VERSION, type FrameKind } from './frame.js';
 import type { SnapshotJson } from './snapshot-types.js';
 
 export const SNAPSHOT_MAGIC = new Uint8Array([0x50, 0x58, 0x53, 0x4e]); // "PXSN"
-export const SNAPSHOT_VERSION = 1;
-
-const OFF_MAGIC = 0;
-const OFF_VERSION = 4;
-const OFF_LENGTH = 8;
-const OFF_PAYLOAD_CRC = 12;
-const OFF_HEADER_CRC = 16;
-export const SNAPSHOT_HEADER_BYTES = 20;
+export const SNAPSHOT_VERSION = FRAME_VERSION;
+export const SNAPSHOT_HEADER_BYTES = FRAME_HEADER_BYTES;
+const SNAPSHOT_FRAME: FrameKind = { noun: 'snapshot', magic: SNAPSHOT_MAGIC };
 
 /** The folder of a table's snapshots, and the width of the zero-padded id in their names. */
 export const SNAPSHOTS_DIR = '_snapshots';
 export const SNAPSHOT_SUFFIX = '.snap';
-const SNAPSHOT_ID_DIGITS = 20;
+export const SNAPSHOT_ID_DIGITS = 20;
 const SNAPSHOT_NAME = /^(\d{20})\.snap$/;
 
 /** `t/_snapshots/00000000000000000007.snap` */
@@ -49,64 +47,15 @@ export function snapshotIdOf(path: string): number | null {
 }
 
 export function encodeSnapshot(s: SnapshotJson): Uint8Array {
-  const payload = new TextEncoder().encode(JSON.stringify(s));
-  const out = new Uint8Array(SNAPSHOT_HEADER_BYTES + payload.byteLength);
-  const view = new DataView(out.buffer);
-  out.set(SNAPSHOT_MAGIC, OFF_MAGIC);
-  view.setUint32(OFF_VERSION, SNAPSHOT_VERSION, true);
-  view.setUint32(OFF_LENGTH, payload.byteLength, true);
-  view.setUint32(OFF_PAYLOAD_CRC, crc32(payload), true);
-  view.setUint32(OFF_HEADER_CRC, crc32(out.subarray(0, OFF_HEADER_CRC)), true);
-  out.set(payload, SNAPSHOT_HEADER_BYTES);
-  return out;
+  return encodeFrame(SNAPSHOT_FRAME, s);
 }
 
-/** The snapshot in `bytes` (the whole file at `path`); corruption (XX001) for anything else. */
+/** The snapshot in `bytes` (the whole file at `path`); corruption (XX001) for anything else (./frame.ts). */
 export function decodeSnapshot(bytes: Uint8Array, path: string): SnapshotJson {
-  if (bytes.byteLength < SNAPSHOT_HEADER_BYTES) throw shortSnapshot(path, bytes.byteLength, SNAPSHOT_HEADER_BYTES, 'its header');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
-  for (let i = 0; i < SNAPSHOT_MAGIC.length; i++) {
-    if (bytes[OFF_MAGIC + i] !== SNAPSHOT_MAGIC[i]) throw badMagic(path, bytes.subarray(OFF_MAGIC, OFF_MAGIC + 4));
-  }
-  const headerCrc = crc32(bytes.subarray(0, OFF_HEADER_CRC));
-  const storedHeaderCrc = view.getUint32(OFF_HEADER_CRC, true);
-  if (headerCrc !== storedHeaderCrc) throw checksumMismatch(`snapshot header of ${path}`, path, OFF_MAGIC, headerCrc, storedHeaderCrc);
-  const version = view.getUint32(OFF_VERSION, true);
-  if (version !== SNAPSHOT_VERSION) throw corruption(path, OFF_VERSION, `snapshot ${path}: format version ${version}, expected ${SNAPSHOT_VERSION}`);
-
-  const length = view.getUint32(OFF_LENGTH, true);
-  const end = SNAPSHOT_HEADER_BYTES + length;
-  if (bytes.byteLength < end) throw shortSnapshot(path, bytes.byteLength, end, `its header's payload length ${length}`);
-  if (bytes.byteLength > end) {
-    throw corruption(path, end, `snapshot ${path}: ${bytes.byteLength - end} bytes after the payload, expected the file to end at offset ${end}`);
-  }
-  const payload = bytes.subarray(SNAPSHOT_HEADER_BYTES, end);
-  const payloadCrc = crc32(payload);
-  const storedPayloadCrc = view.getUint32(OFF_PAYLOAD_CRC, true);
-  if (payloadCrc !== storedPayloadCrc) {
-    throw checksumMismatch(`snapshot payload of ${path}`, path, SNAPSHOT_HEADER_BYTES, payloadCrc, storedPayloadCrc);
-  }
-
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
-  } catch (e) {
-    throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path}: payload is not valid UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
-  }
+  const value = decodeFrame(SNAPSHOT_FRAME, bytes, path);
   const problem = snapshotShapeProblem(value);
   if (problem !== null) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path}: ${problem}`);
   return value as SnapshotJson;
-}
-
-/** `snapshot t/_snapshots/…7.snap is 12 bytes long, expected 20 (its header)`, at the file's end. */
-function shortSnapshot(path: string, size: number, expected: number, why: string): PaxdError {
-  return corruption(path, size, `snapshot ${path} is ${size} bytes long, expected ${expected} (${why}): the file was truncated`);
-}
-
-function badMagic(path: string, got: Uint8Array): PaxdError {
-  const hex = [...got].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-  return corruption(path, OFF_MAGIC, `${path} is not a snapshot file: magic ${hex}, expected 50 58 53 4e ("PXSN")`);
 }
 
 // ---- shape check: what the readers of a snapshot rely on, checked once here ----

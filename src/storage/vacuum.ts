@@ -1,11 +1,16 @@
 /**
  * `paxd vacuum TABLE`: removes what no committed state needs any more.
  *
- * 1. Snapshots: the newest `retainSnapshots` committed snapshots (default 1) are kept, and so
- *    is every snapshot file younger than the grace period (a reader may have pinned it); the
- *    rest are deleted. A damaged snapshot among those read (the newest ones) stops vacuum
- *    with XX001 before anything is deleted: it is the evidence of corruption, and nothing
- *    tells what its table still needs.
+ * 1. Snapshots: the one the newest root names (src/storage/root.ts) and its `retainSnapshots`
+ *    − 1 ancestors (default 1 in all) are kept, and so is every snapshot a root that a reader
+ *    may still have pinned names (one superseded less than the grace period ago), and every
+ *    snapshot file younger than the grace (a commit in flight), and every file numbered above
+ *    the committed one (orphans of crashed or beaten writers, kept so that no number is ever
+ *    taken twice, until a later commit numbers past them); the rest, older orphans included,
+ *    are deleted. A damaged snapshot among those read stops
+ *    vacuum with XX001 before anything is deleted: it is the evidence of corruption, and
+ *    nothing tells what its table still needs. (A store without a root log, format v1: the
+ *    newest snapshot file is the committed one, as v1 had it.)
  * 2. Objects: everything else under the table folder that no kept snapshot references (data
  *    files, `files[].path`; delete vectors, `groups[].deletesPath`; both relative to the table
  *    folder) and that is older than the grace is deleted, `.tmp-*` leftovers of interrupted
@@ -21,8 +26,10 @@
  * so every data file, delete vector and older snapshot past the grace goes. The segment-number
  * claim its drop left (./drop.ts) stays.
  *
- * Snapshots go first, data second: a crash in between leaves garbage, never a kept
- * snapshot pointing at a deleted file.
+ * 3. Roots superseded longer than the grace period ago are deleted (never the newest).
+ *
+ * Snapshots go first, data second, roots last: a crash in between leaves garbage, never a
+ * kept snapshot pointing at a deleted file or a kept root naming a deleted snapshot.
  *
  * The grace period is what makes vacuum safe next to live writers and readers: it must be
  * longer than the longest write (data files are written before the snapshot that references
@@ -31,6 +38,7 @@
  */
 import { tableNotFound } from '../types/index.js';
 import { checkTableName, listSnapshots } from './catalog.js';
+import { newestRoot, readRootOrNull, ROOT_DIR, rootIdOf, rootPath, type RootJson } from './root.js';
 import { TEMP_PREFIX } from './local.js';
 import { CLAIMS_DIR, parseClaimPath } from './claim.js';
 import { decodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
@@ -64,34 +72,55 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
   checkTableName(table);
   const graceMs = opts.graceMs ?? DEFAULT_VACUUM_GRACE_MS;
   const retain = Math.max(1, opts.retainSnapshots ?? DEFAULT_RETAIN_SNAPSHOTS);
-  // List before reading any snapshot: an object written after this listing is not seen, and
-  // one seen here is either referenced by a snapshot read below or older than the grace.
+  // List before reading any root or snapshot: an object written after this listing is not
+  // seen, and one seen here is either referenced by a snapshot read below or older than the grace.
   const objects = await store.list(`${table}/`);
   const cutoff = (opts.now ?? Date.now)() - graceMs;
   const result: VacuumResult = { snapshotsRemoved: 0, snapshotsKept: 0, filesRemoved: 0, tempFilesRemoved: 0, bytesRemoved: 0 };
 
-  // 1. Which snapshots stay, and what they reference.
+  // 1. Which snapshots stay: those the retained roots name, the newest one's `retain` ancestors,
+  //    and every file younger than the grace (a commit in flight); and what they reference.
+  const roots = await retainedRoots(store, cutoff);
   const snapshots = await listSnapshots(store, table);
+  const named = new Set<number>();
+  let newestId: number | undefined;
+  if (roots === null)
+    newestId = snapshots[0]?.id; // v1: the newest file is the state
+  else {
+    for (const r of roots.kept) {
+      const id = r.tables[table]?.snapshot ?? r.dropped[table];
+      if (id !== undefined) named.add(id);
+    }
+    newestId = roots.newest.tables[table]?.snapshot ?? roots.newest.dropped[table];
+  }
+  // No committed snapshot at all: nothing tells what is garbage.
+  if (newestId === undefined) throw tableNotFound(table);
+  const byId = new Map(snapshots.map((s) => [s.id, s]));
   const referenced = new Set<string>();
-  const doomed: { path: string; size: number }[] = [];
-  let keptCommitted = 0;
+  const keep = new Set<number>();
   let newest: SnapshotJson | null = null;
+  const read = async (id: number): Promise<SnapshotJson | null> => {
+    const s = byId.get(id);
+    if (s === undefined || keep.has(id)) return null;
+    const snap = decodeSnapshot(await store.read(s.path), s.path); // a damaged one throws: keep everything
+    keep.add(id);
+    for (const p of referencedPaths(snap)) referenced.add(`${table}/${p}`);
+    return snap;
+  };
+  newest = await read(newestId);
+  if (newest === null) throw tableNotFound(table);
+  let at: SnapshotJson | null = newest;
+  for (let n = 1; n < retain && at !== null && at.parent > 0; n++) at = await read(at.parent);
+  for (const id of named) await read(id);
+  for (const s of snapshots) if (s.mtimeMs > cutoff && s.id < newestId) await read(s.id);
   for (const s of snapshots) {
-    const young = s.mtimeMs > cutoff;
-    if (!young && keptCommitted >= retain) {
-      doomed.push(s);
+    // Above the committed one: an orphan (or a commit in flight) that no root names yet. Kept
+    // unread, so that no snapshot number is ever taken twice (writers number from the
+    // committed one up, skipping taken names; caches trust that a name holds one content).
+    if (keep.has(s.id) || s.id > newestId) {
+      result.snapshotsKept++;
       continue;
     }
-    const snap = decodeSnapshot(await store.read(s.path), s.path); // a damaged one throws: keep everything
-    keptCommitted++;
-    result.snapshotsKept++;
-    newest ??= snap;
-    for (const p of referencedPaths(snap)) referenced.add(`${table}/${p}`);
-  }
-  // No snapshot at all: nothing tells what is garbage.
-  if (keptCommitted === 0) throw tableNotFound(table);
-
-  for (const s of doomed) {
     await store.delete(s.path);
     result.snapshotsRemoved++;
     result.bytesRemoved += s.size;
@@ -102,13 +131,43 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
     const id = snapshotIdOf(o.path);
     if (id !== null && o.path === snapshotPath(table, id)) continue;
     if (referenced.has(o.path) || o.mtimeMs > cutoff) continue;
-    if (o.path.startsWith(`${table}/${CLAIMS_DIR}/`) && !claimObsolete(o.path, newest!)) continue;
+    if (o.path.startsWith(`${table}/${CLAIMS_DIR}/`) && !claimObsolete(o.path, newest)) continue;
     await store.delete(o.path);
     if (o.path.slice(o.path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) result.tempFilesRemoved++;
     else result.filesRemoved++;
     result.bytesRemoved += o.size;
   }
+
+  // 3. Roots no reader can have pinned any more (every table's vacuum does this; it is cheap).
+  if (roots !== null) for (const path of roots.doomed) await store.delete(path);
   return result;
+}
+
+/**
+ * The roots a reader may still have pinned: the newest, and every root superseded less than
+ * the grace period ago (its successor is younger than the cutoff: a reader pins a root only
+ * while it is the newest). The others are `doomed`. Null for a store without a root log.
+ */
+async function retainedRoots(store: ObjectStore, cutoff: number): Promise<{ newest: RootJson; kept: RootJson[]; doomed: string[] } | null> {
+  const listed = (await store.list(`${ROOT_DIR}/`)).filter((o) => rootIdOf(o.path) !== null && o.path === rootPath(rootIdOf(o.path)!));
+  listed.sort((a, b) => rootIdOf(a.path)! - rootIdOf(b.path)!);
+  const newest = await newestRoot(store);
+  if (newest === null) return null;
+  const kept: RootJson[] = [newest];
+  const doomed: string[] = [];
+  for (let i = 0; i < listed.length; i++) {
+    const o = listed[i]!;
+    const id = rootIdOf(o.path)!;
+    if (id >= newest.id) continue;
+    const successor = listed[i + 1];
+    if (successor !== undefined && rootIdOf(successor.path) === id + 1 && successor.mtimeMs <= cutoff) {
+      doomed.push(o.path);
+      continue;
+    }
+    const r = await readRootOrNull(store, id);
+    if (r !== null) kept.push(r);
+  }
+  return { newest, kept, doomed };
 }
 
 /** Paths, relative to the table folder, of the objects a snapshot needs. */

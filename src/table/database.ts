@@ -7,8 +7,8 @@
  *   const sink = t.sink(); await sink.write(batch); await sink.commit();
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
-import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText, tableNotFound } from '../types/index.js';
-import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, incarnationOf, isDropped, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
+import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
+import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
 import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
 import { checkTable, type CheckResult } from './check.js';
@@ -72,10 +72,11 @@ export class Database {
   /** The tables that exist (dropped ones are not listed), sorted by name. */
   async tables(): Promise<TableInfo[]> {
     const out: TableInfo[] = [];
+    const at = this.pinned();
     for (const name of await listTables(this.store)) {
       let s: SnapshotJson;
       try {
-        s = await this.latest(name);
+        s = (await at.table(name)).snapshot;
       } catch (e) {
         // Dropped (or vacuumed away) between the listing and the read.
         if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) continue;
@@ -102,9 +103,7 @@ export class Database {
    * 42P01 when the table does not exist.
    */
   async dropTable(name: string): Promise<SnapshotJson> {
-    const tomb = await dropTableSnapshot(this.store, name);
-    this.snapshots.delete(name);
-    return tomb;
+    return dropTableSnapshot(this.store, name);
   }
 
   async createTable(name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Promise<Table> {
@@ -150,31 +149,27 @@ export class Database {
 
   /** Opens a table at its latest committed snapshot. */
   async table(name: string): Promise<Table> {
-    return new Table(this.store, name, await this.latest(name));
+    return new Table(this.store, name, (await snapshotInRoot(this.store, await currentRoot(this.store), name)).snapshot);
   }
 
   /**
-   * The newest snapshot of `name`. Snapshots are immutable, so the last one read is reused
-   * while the listing still shows the same newest object (path, size and mtime): a query
-   * then costs one listing instead of a listing, a read and a parse.
+   * This database seen at one instant: the first `table()` pins the store's newest root
+   * (src/storage/root.ts), and every table opened through the view is read as that root
+   * names it, so a statement or transaction never sees one table's part of a commit without
+   * another's. (A store without a root log is read table by table, as format v1 was.)
    */
-  private async latest(name: string): Promise<SnapshotJson> {
-    const top = (await listSnapshots(this.store, name))[0];
-    const hit = this.snapshots.get(name);
-    let snapshot: SnapshotJson;
-    if (top !== undefined && hit !== undefined && hit.path === top.path && hit.size === top.size && hit.mtimeMs === top.mtimeMs) snapshot = hit.snapshot;
-    else {
-      // A tombstone is remembered too: polling a dropped name reads no snapshot file either.
-      const info = await newestSnapshotInfo(this.store, name);
-      if (top !== undefined && info.path === top.path) this.snapshots.set(name, { path: top.path, size: top.size, mtimeMs: top.mtimeMs, snapshot: info.snapshot });
-      else this.snapshots.delete(name);
-      snapshot = info.snapshot;
-    }
-    if (isDropped(snapshot)) throw tableNotFound(name);
-    return snapshot;
+  pinned(): Database {
+    const store = this.store;
+    let root: Promise<RootJson | null> | null = null;
+    const view = Object.create(this) as Database;
+    Object.defineProperty(view, 'table', {
+      value: async (name: string): Promise<Table> => {
+        root ??= currentRoot(store);
+        return new Table(store, name, (await snapshotInRoot(store, await root, name)).snapshot);
+      },
+    });
+    return view;
   }
-
-  private readonly snapshots = new Map<string, { path: string; size: number; mtimeMs: number; snapshot: SnapshotJson }>();
 
   /**
    * The writes to `name` of the transaction block this view of the database belongs to

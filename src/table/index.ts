@@ -19,7 +19,7 @@ export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, storeUri } from './data
 export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
 /** What Table.sink() returns (src/insert/sink.ts). */
 export type { TableSink } from '../insert/index.js';
-export { WriteSet, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';
+export { WriteSet, commitWriteSets, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';
 export { deleteRows, type DeleteResult } from './delete.js';
 export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 export { checkTable, type CheckResult, type CheckProblem } from './check.js';

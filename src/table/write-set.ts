@@ -31,8 +31,8 @@
  * rolling back to it forgets later deletes, truncates the buffer and deletes the staged rows
  * inserted since (whole staged files are dropped).
  */
-import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation, tableNotFound } from '../types/index.js';
-import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commit as commitSnapshot, incarnationOf, latestSnapshot, type CommitOptions, fieldsOf, newFileName } from '../storage/index.js';
+import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation } from '../types/index.js';
+import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commitTables, incarnationOf, type CommitOptions, type TableWrite, fieldsOf, newFileName } from '../storage/index.js';
 import { PaxFileWriter } from '../pax/index.js';
 import { loadDeleted } from '../scan/index.js';
 import { GroupRows, withDeletes } from './delete.js';
@@ -286,31 +286,23 @@ export class WriteSet {
    * nothing to commit. After a failure, call abort().
    */
   async commit(opts: CommitOptions = {}): Promise<SnapshotJson | null> {
-    await this.flush();
-    if (!this.dirty) return null;
-    try {
-      // The pinned snapshot's incarnation: a table dropped and created again meanwhile is 42P01.
-      return await commitSnapshot(this.store, this.table, this.builder(), { incarnation: incarnationOf(this.base), ...opts });
-    } catch (e) {
-      // A conflict means no snapshot was written; after any other failure the outcome may be
-      // unknown (a snapshot written whose durability could not be confirmed): the staged files
-      // are then left for vacuum, which removes them only if no snapshot references them.
-      if (!(e instanceof PaxdError && e.kind === 'conflict')) this.staged.length = 0;
-      throw e;
-    }
+    return (await commitWriteSets(this.store, [this], opts))[0] ?? null;
   }
 
   /**
-   * Checks, without committing, that the writes apply to the latest snapshot (40001 as
-   * commit() would fail). A transaction that wrote several tables validates them all before
-   * committing the first, so a conflict known by then leaves every table as it was.
+   * This write set as one table's part of a commit (storage commitTables), its buffers written
+   * first; null when there is nothing to commit.
    */
-  async validate(): Promise<void> {
+  async tableWrite(): Promise<TableWrite | null> {
     await this.flush();
-    if (!this.dirty) return;
-    const latest = await latestSnapshot(this.store, this.table);
-    if (incarnationOf(latest) !== incarnationOf(this.base)) throw tableNotFound(this.table);
-    await this.builder()(latest);
+    if (!this.dirty) return null;
+    // The pinned snapshot's incarnation: a table dropped and created again meanwhile is 42P01.
+    return { table: this.table, kind: 'write', build: this.builder(), incarnation: incarnationOf(this.base) };
+  }
+
+  /** After a commit whose outcome is unknown: the staged files stay for vacuum (abort() then removes nothing). */
+  keepStaged(): void {
+    this.staged.length = 0;
   }
 
   /** The commit loop's build function: this transaction's writes rebased on `latest`. */
@@ -395,4 +387,27 @@ function binaryHas(sorted: Uint32Array, p: number): boolean {
     else hi = mid - 1;
   }
   return false;
+}
+
+/**
+ * COMMIT of a transaction: the writes of every table in one root of the store (storage
+ * commitTables), all or nothing. Returns the snapshots committed, in the order of `sets` (those
+ * with nothing to commit left out). A conflict (40001) means nothing was written; after any
+ * other failure the outcome may be unknown (a root written whose durability could not be
+ * confirmed): the staged files are then left for vacuum, which removes them only if no
+ * snapshot references them. After a failure, abort() every set.
+ */
+export async function commitWriteSets(store: ObjectStore, sets: readonly WriteSet[], opts: CommitOptions = {}): Promise<SnapshotJson[]> {
+  const writes: TableWrite[] = [];
+  for (const ws of sets) {
+    const w = await ws.tableWrite();
+    if (w !== null) writes.push(w);
+  }
+  if (writes.length === 0) return [];
+  try {
+    return await commitTables(store, writes, opts);
+  } catch (e) {
+    if (!(e instanceof PaxdError && e.kind === 'conflict')) for (const ws of sets) ws.keepStaged();
+    throw e;
+  }
 }

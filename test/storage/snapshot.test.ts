@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeSnapshot, encodeSnapshot, snapshotIdOf, snapshotPath, SNAPSHOT_HEADER_BYTES } from '../../src/storage/snapshot.js';
-import { createTable, latestSnapshot, latestSnapshotInfo, readSnapshot } from '../../src/storage/catalog.js';
+import { commit, createTable, latestSnapshot, latestSnapshotInfo, readSnapshot } from '../../src/storage/catalog.js';
 import { LocalStore } from '../../src/storage/local.js';
 import { crc32 } from '../../src/storage/checksum.js';
 import { tempDir } from '../support/tmp.js';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataFile, rejection, sampleSnapshot, thrown } from './helpers.js';
 
@@ -85,13 +85,17 @@ test('trailing bytes, bad JSON and a bad shape are corruption at their offsets',
 test('a truncated newest snapshot is XX001 at every length, never a fallback to the previous one', async () => {
   const root = tempDir();
   const store = new LocalStore(root);
-  const first = await createTable(store, sampleSnapshot());
-  const second = { ...first, id: 2, parent: 1, operation: 'append' as const, files: [dataFile('data/1.pax')] };
-  const bytes = encodeSnapshot(second);
+  await createTable(store, sampleSnapshot());
+  // Snapshot 2, committed (the root names it), then cut short on disk.
+  await commit(store, 't', (b) => ({ ...b, operation: 'append', files: [dataFile('data/1.pax')] }));
   const file = join(root, 't', '_snapshots', '00000000000000000002.snap');
+  const bytes = new Uint8Array(readFileSync(file));
   for (let n = 0; n < bytes.byteLength; n++) {
     writeFileSync(file, bytes.subarray(0, n));
-    const e = await rejection(latestSnapshotInfo(store, 't'));
+    // A process that has not read it yet (this one keeps what it verified).
+    const other = new LocalStore(root);
+    const e = await rejection(latestSnapshotInfo(other, 't'));
+    await other.close();
     assert.is(e.code, 'XX001', `length ${n}`);
     assert.is(e.file, 't/_snapshots/00000000000000000002.snap');
     assert.is(e.offset, n);
@@ -103,7 +107,9 @@ test('a truncated newest snapshot is XX001 at every length, never a fallback to 
   const bad = bytes.slice();
   bad[bad.byteLength - 2]! ^= 0x10;
   writeFileSync(file, bad);
-  const e = await rejection(latestSnapshot(store, 't'));
+  const other = new LocalStore(root);
+  const e = await rejection(latestSnapshot(other, 't'));
+  await other.close();
   assert.is(e.code, 'XX001');
   assert.is(e.file, 't/_snapshots/00000000000000000002.snap');
   assert.is((await rejection(readSnapshot(store, 't', 2))).code, 'XX001');

@@ -21,6 +21,11 @@ function age(store: LocalStore, path: string, ageMs: number): void {
   utimesSync(join(store.root, ...path.split('/')), t, t);
 }
 
+/** Makes every root look two hours old: the snapshots they named are no reader's any more. */
+async function ageRoots(store: LocalStore): Promise<void> {
+  for (const o of await store.list('_paxd/root/')) age(store, o.path, 2 * HOUR);
+}
+
 test('vacuum removes old snapshots and unreferenced old files, keeps the newest and what it references', async () => {
   const store = new LocalStore(tempDir());
   await createTable(store, sampleSnapshot('t'));
@@ -37,6 +42,7 @@ test('vacuum removes old snapshots and unreferenced old files, keeps the newest 
   for (const p of ['t/data/a.pax', 't/data/b.pax', 't/data/b.del', 't/data/orphan-old.pax', 't/_snapshots/.tmp-0123', 't/data/.tmp-4567', snapshotPath('t', 1), snapshotPath('t', 2), snapshotPath('t', 3)]) {
     age(store, p, 2 * HOUR);
   }
+  await ageRoots(store);
 
   const r = await vacuum(store, 't', { graceMs: HOUR });
   assert.is(r.snapshotsRemoved, 2);
@@ -63,6 +69,7 @@ test('snapshots within the grace or the retained count stay, with everything the
     await commit(store, 't', () => ({ ...sampleSnapshot('t'), operation: 'compact', files: [dataFile(`data/${name}.pax`)] }));
   }
   for (const o of await store.list('t/')) age(store, o.path, 2 * HOUR);
+  await ageRoots(store);
   age(store, snapshotPath('t', 3), 0); // young: a reader may still hold it
 
   const r = await vacuum(store, 't', { graceMs: HOUR, retainSnapshots: 1 });
@@ -79,25 +86,32 @@ test('snapshots within the grace or the retained count stay, with everything the
   await store.close();
 });
 
-test('a short newest snapshot stops vacuum; so does a damaged kept one; no table is 42P01', async () => {
+test('orphan snapshots go like any garbage once below the committed one; a damaged committed one stops vacuum; no table is 42P01', async () => {
   const store = new LocalStore(tempDir());
   await createTable(store, sampleSnapshot('t'));
-  await putFile(store, snapshotPath('t', 2), 5); // short: the evidence of corruption, kept
+  await putFile(store, snapshotPath('t', 2), 5); // no root names it: a crashed writer's
   await putFile(store, 't/data/x.pax');
-  const short = await rejection(vacuum(store, 't', { graceMs: 0 }));
-  assert.is(short.code, 'XX001');
-  assert.is(short.file, snapshotPath('t', 2));
-  assert.equal((await store.list('t/')).map((o) => o.path), [snapshotPath('t', 1), snapshotPath('t', 2), 't/data/x.pax']);
-  await store.delete(snapshotPath('t', 2));
+  // Above the committed snapshot it stays (its number is taken), unread.
+  const r0 = await vacuum(store, 't', { graceMs: 0 });
+  assert.is(r0.filesRemoved, 1);
+  assert.equal(
+    (await store.list('t/')).map((o) => o.path),
+    [snapshotPath('t', 1), snapshotPath('t', 2)],
+  );
+  // A commit skips the taken number; then the orphan is below it, and goes.
+  assert.is((await commit(store, 't', (b) => ({ ...b, operation: 'append' }))).id, 3);
   const r = await vacuum(store, 't', { graceMs: 0 });
-  assert.is(r.filesRemoved, 1);
-  assert.equal((await store.list('t/')).map((o) => o.path), [snapshotPath('t', 1)]);
+  assert.is(r.snapshotsRemoved, 2);
+  assert.equal(
+    (await store.list('t/')).map((o) => o.path),
+    [snapshotPath('t', 3)],
+  );
 
-  const bytes = await store.read(snapshotPath('t', 1));
+  const bytes = await store.read(snapshotPath('t', 3));
   bytes[bytes.byteLength - 1]! ^= 1;
   await putFile(store, 't/data/y.pax');
-  await store.delete(snapshotPath('t', 1));
-  await store.putIfAbsent(snapshotPath('t', 1), bytes);
+  await store.delete(snapshotPath('t', 3));
+  await store.putIfAbsent(snapshotPath('t', 3), bytes);
   assert.is((await rejection(vacuum(store, 't', { graceMs: 0 }))).code, 'XX001');
   assert.ok(await store.stat('t/data/y.pax'), 'nothing removed after a corruption error');
 

@@ -192,6 +192,8 @@ export class Session {
   private idleTimer: NodeJS.Timeout | null = null;
   /** The running statement's controller: CancelRequest, statement_timeout and shutdown abort it. */
   private current: AbortController | null = null;
+  /** The database the running statement outside a transaction block reads: pinned at one root (Database.pinned). */
+  private statementDb: Database | null = null;
   /** The controller streaming FETCHes reuse while it is not aborted (guardedFetch). */
   private fetchGuard: AbortController | null = null;
   /** Fails the running streaming FETCH when its controller aborts. */
@@ -211,7 +213,7 @@ export class Session {
     this.socket = raw;
     this.sdb = sessionDatabase(
       ctx.db,
-      () => this.tx?.db ?? ctx.db,
+      () => this.tx?.db ?? this.statementDb ?? ctx.db,
       () => this.current?.signal ?? null,
     );
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -711,6 +713,9 @@ export class Session {
   private async guarded<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const ac = new AbortController();
     this.current = ac;
+    // Outside a transaction block a statement reads every table at one instant of the store.
+    const own = this.tx === null && this.statementDb === null;
+    if (own) this.statementDb = this.ctx.db.pinned();
     const ms = this.params!.milliseconds('statement_timeout');
     const timer = ms > 0 ? setTimeout(() => ac.abort(queryCanceled('timeout')), ms) : null;
     try {
@@ -718,6 +723,7 @@ export class Session {
     } finally {
       if (timer !== null) clearTimeout(timer);
       this.current = null;
+      if (own) this.statementDb = null;
     }
   }
 

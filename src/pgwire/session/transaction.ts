@@ -9,12 +9,13 @@
  * pinned snapshot: INSERT rows are buffered in memory, DELETE (and the delete half of UPDATE)
  * records row positions. Statements of the transaction read its staged snapshot (its own
  * inserts and deletes applied); nobody else sees anything until COMMIT, which commits one
- * new snapshot per written table through the commit loop (40001 when a concurrent commit
- * deleted or rewrote a row this one deleted: REPEATABLE READ's rule). ROLLBACK drops the
- * write sets; a savepoint keeps each write set's mark, and ROLLBACK TO returns to it.
- * Tables are committed one after another, each checked against its latest snapshot before
- * the first commits: only a conflicting commit that lands in between (a 40001 at the second
- * table after the first committed) leaves the first table committed.
+ * new snapshot per written table, all of them named by one new root of the store
+ * (docs/FORMAT.md "The store root log"): all or nothing (40001 when a concurrent commit
+ * deleted or rewrote a row this one deleted: REPEATABLE READ's rule, and then no table
+ * changed). ROLLBACK drops the write sets; a savepoint keeps each write set's mark, and
+ * ROLLBACK TO returns to it. Every table the transaction reads is pinned as the same root
+ * names it (`Database.pinned()`), so it never sees one table's part of another commit
+ * without the rest.
  *
  *   const tx = new Transaction(db);
  *   await query(tx.db, 'SELECT count(*) FROM t');   // pins t
@@ -22,7 +23,7 @@
  *   await query(tx.db, 'SELECT count(*) FROM t');   // the same snapshot plus the row inserted
  *   await tx.commit();                              // one new snapshot of t
  */
-import { WriteSet, type WriteMark, Table, type Database } from '../../table/index.js';
+import { WriteSet, type WriteMark, Table, type Database, commitWriteSets } from '../../table/index.js';
 import type { TableSink } from '../../table/index.js';
 import { type Batch, type Value, getValue } from '../../types/index.js';
 import { unknownSavepoint } from '../codec/errors.js';
@@ -39,13 +40,18 @@ export class Transaction {
   /** Counts SAVEPOINTs and DECLAREs, so ROLLBACK TO knows which cursors came after its savepoint. */
   private clock = 0;
 
+  private readonly store: Database['store'];
+
   constructor(base: Database) {
+    this.store = base.store;
     const pinned = this.pinned;
     const writes = this.writes;
+    // Every table at the same instant: the store's root when the transaction first reads.
+    const at = base.pinned();
     const pin = (name: string): Promise<Table> => {
       let t = pinned.get(name);
       if (t === undefined) {
-        t = base.table(name);
+        t = at.table(name);
         pinned.set(name, t);
         // A table that does not exist (yet) is looked up again next time.
         t.catch(() => pinned.delete(name));
@@ -118,21 +124,14 @@ export class Transaction {
     throw unknownSavepoint(name);
   }
 
-  /** COMMIT: every written table's writes as one new snapshot each (the buffers are written first, for all tables). */
+  /** COMMIT: every written table's writes in one root of the store, all or nothing (src/table/write-set.ts commitWriteSets). */
   async commit(): Promise<void> {
     const sets = await this.sets();
     this.writes.clear();
-    let done = 0;
     try {
-      for (const ws of sets) await ws.flush();
-      // Several tables: every one is checked against its latest snapshot before the first commits.
-      if (sets.length > 1) for (const ws of sets) await ws.validate();
-      for (const ws of sets) {
-        await ws.commit();
-        done++;
-      }
+      await commitWriteSets(this.store, sets);
     } catch (e) {
-      for (const ws of sets.slice(done)) await ws.abort().catch(() => undefined);
+      for (const ws of sets) await ws.abort().catch(() => undefined);
       throw e;
     }
   }
