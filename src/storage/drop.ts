@@ -16,27 +16,32 @@
  *   await latestSnapshot(store, 'events');           // throws 42P01
  */
 import { parseClaimPath, CLAIMS_DIR, tryClaim } from './claim.js';
-import { checkTableName, commit, type CommitOptions } from './catalog.js';
+import { checkTableName, commitTables, type CommitOptions, type TableWrite } from './catalog.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
 
 /** Commits the tombstone of `table` and returns it; 42P01 when the table does not exist. */
 export async function dropTable(store: ObjectStore, table: string, opts: CommitOptions = {}): Promise<SnapshotJson> {
   checkTableName(table);
+  const [tomb] = await commitTables(store, [tombstoneWrite(store, table, opts.incarnation)], opts);
+  return tomb!;
+}
+
+/**
+ * The drop of `table` as one table's part of a commit (catalog.ts commitTables): a
+ * transaction's DROP TABLE commits with its other changes, in the same root.
+ */
+export function tombstoneWrite(store: ObjectStore, table: string, incarnation?: number): TableWrite {
   let reserved = 0;
-  return commit(
-    store,
-    table,
-    async (base) => {
-      if (base.layout === 'ao_column' && reserved <= highestSegno(base)) reserved = await reserveSegno(store, table, base);
-      const tomb: SnapshotJson = { ...base, operation: 'drop', files: [], summary: { command: 'drop' } };
-      delete tomb.ingested;
-      if (base.layout === 'ao_column') tomb.ao = { segments: [] };
-      else delete tomb.ao;
-      return tomb;
-    },
-    opts,
-  );
+  const build = async (base: SnapshotJson): Promise<SnapshotJson> => {
+    if (base.layout === 'ao_column' && reserved <= highestSegno(base)) reserved = await reserveSegno(store, table, base);
+    const tomb: SnapshotJson = { ...base, operation: 'drop', files: [], summary: { command: 'drop' } };
+    delete tomb.ingested;
+    if (base.layout === 'ao_column') tomb.ao = { segments: [] };
+    else delete tomb.ao;
+    return tomb;
+  };
+  return incarnation === undefined ? { table, kind: 'drop', build } : { table, kind: 'drop', build, incarnation };
 }
 
 function highestSegno(s: SnapshotJson): number {

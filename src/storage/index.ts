@@ -43,7 +43,7 @@ export {
   type LatestSnapshot,
   type ListTablesOptions,
 } from './catalog.js';
-export { dropTable } from './drop.js';
+export { dropTable, tombstoneWrite } from './drop.js';
 export { ROOT_DIR, rootPath, rootIdOf, listRootIds, readRootOrNull, decodeRoot, type RootEntry, type RootJson } from './root.js';
 export { newFileName } from './file-name.js';
 export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from './claim.js';

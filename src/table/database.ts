@@ -248,17 +248,8 @@ export class Table {
    */
   async addColumn(spec: ColumnSpec): Promise<SnapshotJson> {
     if (this.uncreated) throw usage(`table "${this.name}" is not created yet`);
-    const type = typeof spec.type === 'string' ? parseTypeName(spec.type) : spec.type;
-    if (spec.default !== undefined) parseText(type, spec.default); // reject a bad default now
-    const snapshot = await commitSnapshot(this.store, this.name, (base) => {
-      if (base.fields.some((f) => f.name === spec.name))
-        throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${spec.name}" of relation "${this.name}" already exists`, { columnName: spec.name });
-      const rows = base.files.reduce((n, f) => n + f.groups.reduce((m, g) => m + g.live, 0), 0);
-      if ((spec.notNull ?? false) && spec.default === undefined && rows > 0)
-        throw new PaxdError('constraint', SQLSTATE.not_null_violation, `column "${spec.name}" of relation "${this.name}" contains null values`, { columnName: spec.name });
-      const field: Field = { name: spec.name, type, notNull: spec.notNull ?? false, fieldId: base.nextFieldId, ...(spec.default !== undefined ? { default: spec.default } : {}) };
-      return { ...base, operation: 'add_column', fields: [...base.fields, fieldToJson(field)], nextFieldId: base.nextFieldId + 1, summary: { command: 'add_column', column: spec.name } };
-    }, { incarnation: incarnationOf(this.pinned) });
+    const add = columnAdder(this.name, spec);
+    const snapshot = await commitSnapshot(this.store, this.name, add, { incarnation: incarnationOf(this.pinned) });
     this.pinned = snapshot;
     return snapshot;
   }
@@ -313,6 +304,26 @@ export class Table {
   info(): TableInfo {
     return tableInfo(this.pinned);
   }
+}
+
+/**
+ * ALTER TABLE … ADD COLUMN as a function of the base snapshot (Table.addColumn, and a
+ * transaction's ALTER, which applies it to the base its COMMIT finds): 42701 when the column
+ * exists, 23502 for NOT NULL without a default over rows. The spec's type and default are
+ * checked at once.
+ */
+export function columnAdder(table: string, spec: ColumnSpec): (base: SnapshotJson) => SnapshotJson {
+  const type = typeof spec.type === 'string' ? parseTypeName(spec.type) : spec.type;
+  if (spec.default !== undefined) parseText(type, spec.default); // reject a bad default now
+  return (base) => {
+    if (base.fields.some((f) => f.name === spec.name))
+      throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${spec.name}" of relation "${table}" already exists`, { columnName: spec.name });
+    const rows = base.files.reduce((n, f) => n + f.groups.reduce((m, g) => m + g.live, 0), 0);
+    if ((spec.notNull ?? false) && spec.default === undefined && rows > 0)
+      throw new PaxdError('constraint', SQLSTATE.not_null_violation, `column "${spec.name}" of relation "${table}" contains null values`, { columnName: spec.name });
+    const field: Field = { name: spec.name, type, notNull: spec.notNull ?? false, fieldId: base.nextFieldId, ...(spec.default !== undefined ? { default: spec.default } : {}) };
+    return { ...base, operation: 'add_column', fields: [...base.fields, fieldToJson(field)], nextFieldId: base.nextFieldId + 1, summary: { command: 'add_column', column: spec.name } };
+  };
 }
 
 function tableInfo(s: SnapshotJson): TableInfo {

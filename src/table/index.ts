@@ -15,11 +15,11 @@
  *                   (src/insert/readers.ts) and apache-arrow
  *   stats-report.ts paxd stats: statistics from the snapshot alone
  */
-export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, storeUri } from './database.js';
+export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, columnAdder, storeUri } from './database.js';
 export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
 /** What Table.sink() returns (src/insert/sink.ts). */
 export type { TableSink } from '../insert/index.js';
-export { WriteSet, commitWriteSets, serializationFailure, type GroupRef, type WriteMark } from './write-set.js';
+export { WriteSet, commitWriteSets, serializationFailure, type TableDdl, type GroupRef, type WriteMark } from './write-set.js';
 export { deleteRows, type DeleteResult } from './delete.js';
 export { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 export { checkTable, type CheckResult, type CheckProblem } from './check.js';

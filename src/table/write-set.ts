@@ -32,7 +32,7 @@
  * inserted since (whole staged files are dropped).
  */
 import { type Field, type Value, PaxdError, SQLSTATE, columnOf, notNullViolation } from '../types/index.js';
-import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commitTables, incarnationOf, type CommitOptions, type TableWrite, fieldsOf, newFileName } from '../storage/index.js';
+import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, commitTables, incarnationOf, type CommitOptions, type TableWrite, tombstoneWrite, fieldsOf, newFileName } from '../storage/index.js';
 import { PaxFileWriter } from '../pax/index.js';
 import { loadDeleted } from '../scan/index.js';
 import { GroupRows, withDeletes } from './delete.js';
@@ -390,18 +390,48 @@ function binaryHas(sorted: Uint32Array, p: number): boolean {
 }
 
 /**
- * COMMIT of a transaction: the writes of every table in one root of the store (storage
- * commitTables), all or nothing. Returns the snapshots committed, in the order of `sets` (those
- * with nothing to commit left out). A conflict (40001) means nothing was written; after any
- * other failure the outcome may be unknown (a root written whose durability could not be
- * confirmed): the staged files are then left for vacuum, which removes them only if no
- * snapshot references them. After a failure, abort() every set.
+ * A transaction's DDL on one table, committed with its writes (src/pgwire/session/transaction.ts):
+ * a table it created (its first snapshot, the write set's rows on top), one it dropped, or
+ * one it altered (`alter` is applied to the base the COMMIT finds, the rows on top).
  */
-export async function commitWriteSets(store: ObjectStore, sets: readonly WriteSet[], opts: CommitOptions = {}): Promise<SnapshotJson[]> {
+export type TableDdl =
+  | { kind: 'create'; snapshot: SnapshotJson }
+  | { kind: 'drop'; incarnation: number }
+  | { kind: 'alter'; incarnation: number; snapshot: SnapshotJson; alter: (base: SnapshotJson) => SnapshotJson };
+
+/**
+ * COMMIT of a transaction: the DDL and the writes of every table in one root of the store
+ * (storage commitTables), all or nothing. Returns the snapshots committed (tables with nothing
+ * to commit left out). A conflict (40001) means nothing was written; after any other failure
+ * the outcome may be unknown (a root written whose durability could not be confirmed): the
+ * staged files are then left for vacuum, which removes them only if no snapshot references
+ * them. After a failure, abort() every set.
+ */
+export async function commitWriteSets(store: ObjectStore, sets: readonly WriteSet[], opts: CommitOptions = {}, ddl: ReadonlyMap<string, TableDdl> = new Map()): Promise<SnapshotJson[]> {
+  const byTable = new Map(sets.map((ws) => [ws.table, ws]));
   const writes: TableWrite[] = [];
   for (const ws of sets) {
+    if (ddl.has(ws.table)) continue;
     const w = await ws.tableWrite();
     if (w !== null) writes.push(w);
+  }
+  for (const [table, d] of ddl) {
+    const w = d.kind === 'drop' ? null : ((await byTable.get(table)?.tableWrite()) ?? null);
+    switch (d.kind) {
+      case 'create':
+        writes.push({ table, kind: 'create', build: async () => (w === null ? d.snapshot : { ...(await w.build(d.snapshot)), operation: 'create' }) });
+        break;
+      case 'drop':
+        writes.push(tombstoneWrite(store, table, d.incarnation));
+        break;
+      case 'alter':
+        writes.push({ table, kind: 'write', incarnation: d.incarnation, build: async (base) => (w === null ? d.alter(base) : w.build(d.alter(base))) });
+        break;
+      default: {
+        const never: never = d;
+        throw new Error(`internal error: DDL ${JSON.stringify(never)}`);
+      }
+    }
   }
   if (writes.length === 0) return [];
   try {

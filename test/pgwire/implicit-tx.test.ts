@@ -156,10 +156,15 @@ test('a cursor DECLAREd in a string lives until the end of the string', async ()
   assert.equal(after, ['E 34000 cursor "c" does not exist', 'Z I']);
 });
 
-test('paxd: a string with DDL runs statement by statement, as docs/WIRE.md says', async () => {
-  const replies = summary(await paxd.query('CREATE TABLE itx_ddl (id int4); INSERT INTO itx_ddl VALUES (1); SELECT 1/0'));
-  assert.equal(replies, ['C CREATE TABLE', 'C INSERT 0 1', 'E 22012 division by zero', 'Z I']);
-  assert.equal(summary(await paxd.query('SELECT id FROM itx_ddl')), ['T', 'D ["1"]', 'C SELECT 1', 'Z I']);
+test('a string with DDL is one implicit transaction too: an error undoes its CREATE TABLE and INSERT', async () => {
+  for (const c of [paxd, ref]) {
+    const replies = summary(await c.query('CREATE TABLE itx_ddl (id int4); INSERT INTO itx_ddl VALUES (1); SELECT 1/0'));
+    assert.equal(replies, ['C CREATE TABLE', 'C INSERT 0 1', 'E 22012 division by zero', 'Z I']);
+    assert.equal(summary(await c.query('SELECT id FROM itx_ddl')), ['E 42P01 relation "itx_ddl" does not exist', 'Z I']);
+    assert.equal(summary(await c.query('CREATE TABLE itx_ddl (id int4); INSERT INTO itx_ddl VALUES (2)')), ['C CREATE TABLE', 'C INSERT 0 1', 'Z I']);
+    assert.equal(summary(await c.query('SELECT id FROM itx_ddl; DROP TABLE itx_ddl; SELECT 1/0')), ['T', 'D ["2"]', 'C SELECT 1', 'C DROP TABLE', 'E 22012 division by zero', 'Z I']);
+    assert.equal(summary(await c.query('SELECT id FROM itx_ddl')), ['T', 'D ["2"]', 'C SELECT 1', 'Z I']);
+  }
 });
 
 test.run();

@@ -152,14 +152,18 @@ const MAX_QUEUED_FRAMES = 256;
 
 const NO_ROWS: Omit<Outcome, 'tag'> = { fields: null, rows: [], messages: [] };
 
-/** Whether a statement of a multi-statement Query may run in its implicit block: neither DDL nor COPY FROM STDIN. */
+/** Whether a statement of a multi-statement Query may run in its implicit block: not COPY FROM STDIN, nor what a block refuses. */
 function runsInImplicitBlock(stmt: Statement): boolean {
   if (stmt.kind === 'engine') return TX_STATEMENTS.has(stmt.node);
   return !(stmt.kind === 'copy' && stmt.direction === 'from');
 }
 
-/** Engine statements a transaction block runs (writes, and COPY FROM, are the transaction's until COMMIT); DDL is refused there. */
-const TX_STATEMENTS: ReadonlySet<string> = new Set(['SelectStmt', 'ExplainStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'TruncateStmt']);
+/**
+ * Engine statements a transaction block runs: writes, COPY FROM and DDL (CREATE, DROP, ALTER
+ * TABLE) are the transaction's until COMMIT, which commits them in one root of the store
+ * (./transaction.ts). Other kinds are refused there with 0A000.
+ */
+const TX_STATEMENTS: ReadonlySet<string> = new Set(['SelectStmt', 'ExplainStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'TruncateStmt', 'CreateStmt', 'DropStmt', 'AlterTableStmt']);
 
 export class Session {
   private socket: Socket;
@@ -696,7 +700,7 @@ export class Session {
     if (this.status === TX_STATUS.failed && !(stmt.kind === 'transaction' && (stmt.verb === 'commit' || stmt.verb === 'rollback' || stmt.verb === 'rollback-to')))
       throw inFailedTransaction();
     if (this.status !== TX_STATUS.idle) {
-      // Writes are the transaction's (./transaction.ts); DDL commits on its own, so it stays outside blocks.
+      // Writes and DDL are the transaction's (./transaction.ts); what else commits on its own stays outside blocks.
       if (stmt.kind === 'engine' && !TX_STATEMENTS.has(stmt.node)) throw writeInTransactionBlock(statementName(stmt.node));
     }
   }

@@ -23,9 +23,10 @@
  *   await query(tx.db, 'SELECT count(*) FROM t');   // the same snapshot plus the row inserted
  *   await tx.commit();                              // one new snapshot of t
  */
-import { WriteSet, type WriteMark, Table, type Database, commitWriteSets } from '../../table/index.js';
+import { WriteSet, type WriteMark, Table, type Database, commitWriteSets, columnAdder, type ColumnSpec, type CreateTableOptions, type TableDdl } from '../../table/index.js';
+import { incarnationOf, type SnapshotJson } from '../../storage/index.js';
 import type { TableSink } from '../../table/index.js';
-import { type Batch, type Value, getValue } from '../../types/index.js';
+import { type Batch, type Value, getValue, featureNotSupported as notSupported, PaxdError, SQLSTATE, tableExists, tableNotFound } from '../../types/index.js';
 import { unknownSavepoint } from '../codec/errors.js';
 
 /** A write set's state before its first write. */
@@ -36,7 +37,7 @@ export class Transaction {
   readonly db: Database;
   private readonly pinned = new Map<string, Promise<Table>>();
   private readonly writes = new Map<string, Promise<WriteSet>>();
-  private readonly savepoints: { name: string; at: number; marks: Map<string, WriteMark> }[] = [];
+  private readonly savepoints: { name: string; at: number; marks: Map<string, WriteMark>; ddl: Map<string, TableDdl> }[] = [];
   /** Counts SAVEPOINTs and DECLAREs, so ROLLBACK TO knows which cursors came after its savepoint. */
   private clock = 0;
 
@@ -58,29 +59,94 @@ export class Transaction {
       }
       return t;
     };
+    const ddl = (): Map<string, TableDdl> => this.ddl;
+    // A table as this transaction sees it; its ALTER TABLE … ADD COLUMN is the transaction's.
+    const txTable = (table: Table): Table => {
+      const t = Object.create(table) as Table;
+      Object.defineProperty(t, 'addColumn', { value: (spec: ColumnSpec) => this.addColumn(table.name, table.snapshot, spec) });
+      return t;
+    };
     const view = Object.create(base) as Database;
     Object.defineProperty(view, 'table', {
       value: async (name: string): Promise<Table> => {
+        const d = ddl().get(name);
+        if (d?.kind === 'drop') throw tableNotFound(name);
         const w = writes.get(name);
         if (w !== undefined) {
           const ws = await w;
-          if (ws.dirty) return new Table(base.store, name, await ws.view());
+          if (ws.dirty) return txTable(new Table(base.store, name, await ws.view()));
         }
-        return pin(name);
+        if (d !== undefined) return txTable(new Table(base.store, name, d.snapshot));
+        return txTable(await pin(name));
       },
     });
     Object.defineProperty(view, 'writeSet', {
       value: (name: string): Promise<WriteSet> => {
+        const d = ddl().get(name);
+        if (d?.kind === 'drop') return Promise.reject(tableNotFound(name));
         let w = writes.get(name);
         if (w === undefined) {
-          w = pin(name).then((t) => new WriteSet(base.store, name, t.snapshot));
+          w = d !== undefined ? Promise.resolve(new WriteSet(base.store, name, d.snapshot)) : pin(name).then((t) => new WriteSet(base.store, name, t.snapshot));
           writes.set(name, w);
           w.catch(() => writes.delete(name));
         }
         return w;
       },
     });
+    // CREATE TABLE: the table's first snapshot, committed at COMMIT with the rest (42P07 then if
+    // another session created it first); until then only this transaction sees it.
+    Object.defineProperty(view, 'createTable', {
+      value: async (name: string, columns: readonly ColumnSpec[], options: CreateTableOptions = {}): Promise<Table> => {
+        const d = ddl().get(name);
+        if (d?.kind === 'drop') throw notSupported(`CREATE TABLE "${name}" after DROP TABLE of the same name in one transaction block`);
+        if (d !== undefined || (await exists(name))) throw tableExists(name);
+        const snapshot = base.prepareTable(name, columns, options).snapshot;
+        ddl().set(name, { kind: 'create', snapshot });
+        writes.delete(name);
+        return new Table(base.store, name, snapshot);
+      },
+    });
+    // DROP TABLE: a tombstone at COMMIT; until then the name is 42P01 to this transaction only.
+    Object.defineProperty(view, 'dropTable', {
+      value: async (name: string): Promise<SnapshotJson> => {
+        const d = ddl().get(name);
+        if (d?.kind === 'drop') throw tableNotFound(name);
+        if (d?.kind === 'create') {
+          ddl().delete(name);
+          return d.snapshot;
+        }
+        const t = await pin(name);
+        ddl().set(name, { kind: 'drop', incarnation: incarnationOf(t.snapshot) });
+        return t.snapshot;
+      },
+    });
+    const exists = async (name: string): Promise<boolean> => {
+      try {
+        await pin(name);
+        return true;
+      } catch (e) {
+        if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) return false;
+        throw e;
+      }
+    };
     this.db = view;
+  }
+
+  /** Tables this transaction created, dropped or altered (committed with its writes). */
+  private ddl = new Map<string, TableDdl>();
+
+  /** ALTER TABLE … ADD COLUMN inside the transaction: a change of the table's snapshot, applied again to the base COMMIT finds. */
+  private async addColumn(name: string, current: SnapshotJson, spec: ColumnSpec): Promise<SnapshotJson> {
+    const w = this.writes.get(name);
+    if (w !== undefined && (await w).dirty) throw notSupported(`ALTER TABLE "${name}" after writing to it in the same transaction block`);
+    const add = columnAdder(name, spec);
+    const snapshot = add(current);
+    const d = this.ddl.get(name);
+    if (d?.kind === 'create') this.ddl.set(name, { kind: 'create', snapshot });
+    else if (d?.kind === 'alter') this.ddl.set(name, { kind: 'alter', incarnation: d.incarnation, snapshot, alter: (base) => add(d.alter(base)) });
+    else this.ddl.set(name, { kind: 'alter', incarnation: incarnationOf(current), snapshot, alter: add });
+    this.writes.delete(name);
+    return snapshot;
   }
 
   /** Savepoints open now. */
@@ -97,7 +163,7 @@ export class Transaction {
   async savepoint(name: string): Promise<void> {
     const marks = new Map<string, WriteMark>();
     for (const [table, w] of this.writes) marks.set(table, (await w).mark());
-    this.savepoints.push({ name, at: this.tick(), marks });
+    this.savepoints.push({ name, at: this.tick(), marks, ddl: new Map(this.ddl) });
   }
 
   /** RELEASE [SAVEPOINT] name: that savepoint and every later one. */
@@ -116,6 +182,7 @@ export class Transaction {
     const sp = this.savepoints[i]!;
     this.savepoints.length = i + 1;
     for (const [table, w] of this.writes) await (await w).rollbackTo(sp.marks.get(table) ?? EMPTY_MARK);
+    this.ddl = new Map(sp.ddl);
     return sp.at;
   }
 
@@ -129,7 +196,7 @@ export class Transaction {
     const sets = await this.sets();
     this.writes.clear();
     try {
-      await commitWriteSets(this.store, sets);
+      await commitWriteSets(this.store, sets, {}, this.ddl);
     } catch (e) {
       for (const ws of sets) await ws.abort().catch(() => undefined);
       throw e;
@@ -140,6 +207,7 @@ export class Transaction {
   async abort(): Promise<void> {
     const sets = await this.sets();
     this.writes.clear();
+    this.ddl.clear();
     for (const ws of sets) await ws.abort().catch(() => undefined);
   }
 
@@ -220,6 +288,9 @@ export function sessionDatabase(base: Database, current: () => Database, signal:
     },
   });
   Object.defineProperty(view, 'writeSet', { value: (name: string) => current().writeSet(name) });
+  // DDL goes where writes go: in a transaction block, to the transaction.
+  Object.defineProperty(view, 'createTable', { value: (...args: Parameters<Database['createTable']>) => current().createTable(...args) });
+  Object.defineProperty(view, 'dropTable', { value: (name: string) => current().dropTable(name) });
   Object.defineProperty(view, 'checkInterrupts', { value: () => signal()?.throwIfAborted() });
   return view;
 }
