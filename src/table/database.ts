@@ -7,6 +7,7 @@
  *   const sink = t.sink(); await sink.write(batch); await sink.commit();
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
 import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
@@ -39,6 +40,9 @@ export interface TableInfo {
   files: number;
   groups: number;
 }
+
+/** The root a `Database.pinned()` view is reading at, for the `table()` calls it makes. */
+const PINNED_ROOT = new AsyncLocalStorage<{ uri: string; root: Promise<RootJson | null> }>();
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
@@ -147,25 +151,32 @@ export class Database {
     return new Table(this.store, name, snapshot, true);
   }
 
-  /** Opens a table at its latest committed snapshot. */
+  /** Opens a table at its latest committed snapshot (or at the root a `pinned()` view holds). */
   async table(name: string): Promise<Table> {
-    return new Table(this.store, name, (await snapshotInRoot(this.store, await currentRoot(this.store), name)).snapshot);
+    const pin = PINNED_ROOT.getStore();
+    const root = pin !== undefined && pin.uri === this.store.uri ? await pin.root : await currentRoot(this.store);
+    return new Table(this.store, name, (await snapshotInRoot(this.store, root, name)).snapshot);
   }
 
   /**
    * This database seen at one instant: the first `table()` pins the store's newest root
    * (src/storage/root.ts), and every table opened through the view is read as that root
    * names it, so a statement or transaction never sees one table's part of a commit without
-   * another's. (A store without a root log is read table by table, as format v1 was.)
+   * another's. (A store without a root log is read table by table, as format v1 was.) The
+   * view calls this database's own `table()` — a wrapper's too — with the root held in an
+   * AsyncLocalStorage, so views over views keep pinning.
    */
   pinned(): Database {
+    const uri = this.store.uri;
     const store = this.store;
+    const open = (name: string): Promise<Table> => this.table(name);
     let root: Promise<RootJson | null> | null = null;
     const view = Object.create(this) as Database;
     Object.defineProperty(view, 'table', {
-      value: async (name: string): Promise<Table> => {
+      value: (name: string): Promise<Table> => {
         root ??= currentRoot(store);
-        return new Table(store, name, (await snapshotInRoot(store, await root, name)).snapshot);
+        const pin = { uri, root };
+        return PINNED_ROOT.run(pin, () => open(name));
       },
     });
     return view;
