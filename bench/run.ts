@@ -25,6 +25,9 @@
  *   fdw       paxd's table through postgres_fdw (paxd mirror) against a heap table and postgres_fdw to
  *             PostgreSQL: a filter, count(*), GROUP BY, top-10 and SELECT * throughput at fetch_size 100
  *             and 10000 on t1(a, b, c, d) of --rows N (5M; env FDW_ROWS), ratios against the targets
+ *   pgbench   pgbench's built-in tpcb-like script on paxd serve and PostgreSQL in the same run: tps,
+ *             retries, and the four balances checked on both (--clients 8, --threads 2, --seconds 60,
+ *             --scale 1, --skip-pg)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -40,6 +43,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   wire: () => import('./wire.js'),
   copy: () => import('./copy.js'),
   fdw: () => import('./fdw.js'),
+  pgbench: () => import('./pgbench.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
