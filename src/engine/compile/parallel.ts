@@ -16,7 +16,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { storeUri } from '../../table/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import { PaxdError, internalError } from '../../types/index.js';
-import { currentWorkMem } from '../context.js';
+import { currentSignal, currentWorkMem } from '../context.js';
 import type { RowBatch } from '../exec/batch.js';
 import { type Compiled, type Partial, type PlanInput, type RunOptions, merge, partialOf, partition, scanCompiled } from './pipeline.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
@@ -52,10 +52,26 @@ export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: num
     part,
     parts,
     workMem: options.workMem ?? currentWorkMem(),
+    stop,
   });
+  // The workers' stop flag: set when the statement is stopped, or when this thread's part fails
+  // (then nothing waits for the others' answers); each worker checks it once per batch.
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const halt = () => Atomics.store(stop, 0, 1);
+  const signal = currentSignal();
+  signal?.addEventListener('abort', halt, { once: true });
   const remote = Array.from({ length: parts - 1 }, (_v, k) => pool.run(request(k + 1)));
   const local = scanCompiled(p, c, onBatch, { ...options, groups: partition(0, parts) });
-  const settled = await Promise.allSettled([local, ...remote]);
+  // A stopped statement ends with this thread's part, without waiting for the workers' answers
+  // (a worker still starting up sees the flag at its first batch).
+  for (const r of remote) r.catch(() => undefined);
+  await local.catch((e: unknown) => {
+    halt();
+    signal?.removeEventListener('abort', halt);
+    throw e;
+  });
+  const settled = await Promise.allSettled([local, ...remote]).finally(() => signal?.removeEventListener('abort', halt));
+  signal?.throwIfAborted();
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
   const mine = (settled[0] as PromiseFulfilledResult<Awaited<typeof local>>).value;
@@ -63,7 +79,7 @@ export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: num
   if (mine === null || replies.some((r) => r.partial === null)) return null;
   const partials: Partial[] = [partialOf(mine.state, c), ...replies.map((r) => r.partial!)];
   for (const r of replies) onBatch(r.rows);
-  return { batches: [merge(c, partials)], stats: sumStats([mine.stats, ...replies.map((r) => r.stats)]) };
+  return { batches: [await merge(c, partials)], stats: sumStats([mine.stats, ...replies.map((r) => r.stats)]) };
 }
 
 function sumStats(all: readonly ScanStats[]): ScanStats {
