@@ -19,7 +19,7 @@ export const LONG: Record<string, string> = {
   'cross join': 'select count(*) from a, b',
   sort: 'select a.id, b.id, a.s from a, b where b.id < 60 order by a.s || b.s desc, a.id',
   'hash aggregate': 'select a.id % 1000 as x, b.id % 7 as y, count(*), max(a.s) from a, b group by 1, 2',
-  'compiled parallel aggregate': 'select k, sum(v), avg(v), min(id), max(id), count(*) from big where v > -1 group by k',
+  'compiled parallel aggregate': 'select k, count(distinct v), sum(v), avg(v), min(id), max(id), count(*) from big where v > -1 group by k',
   copy: 'copy (select a.id, b.id, a.s from a, b where b.id < 400) to stdout',
 };
 
