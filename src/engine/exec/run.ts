@@ -71,7 +71,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return runUnion(p, t);
     case 'stats-aggregate': {
       const q = p.query;
-      const r = await q.table.aggregate(p.specs, p.where);
+      const r = await q.table.aggregate(p.specs, p.where, { interrupt: yieldIfDue });
       recordScan(r.stats);
       const cols = r.values.map((v, j) => [engineValue(v, q.grouping!.aggs[j]!.type.id, r.types[j]!)]);
       if (t !== null) Object.assign(t, { stats: r.stats, scanRows: 1, scanFirst: now(), scanLast: now(), aggRows: 1, aggAt: now() });
@@ -84,6 +84,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
         limit: q.limit!,
         offset: q.offset,
         columns: q.columns.map((f) => f.name),
+        interrupt: yieldIfDue,
         ...(p.where !== undefined ? { where: p.where } : {}),
       });
       recordScan(r.stats);
