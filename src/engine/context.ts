@@ -54,8 +54,27 @@ export interface StatementContext {
  */
 export const YIELD_MS = 8;
 
-/** When the event loop was last given back by a statement (any statement: the loop is shared). */
+/**
+ * When each running statement last took the event loop: at its first interrupt point, then
+ * each time it resumes from a yield. Per statement, not per process: a short statement that
+ * gets the loop right after a long one's slice must not yield behind that long one again (a
+ * `select 1` would wait one slice more for nothing).
+ */
+const sliceStart = new WeakMap<StatementContext, number>();
+/** The same for loops outside a statement (the wire session's output): the last yield of any. */
 let lastYield = performance.now();
+
+/** Whether the current statement (or, outside one, the process) has kept the loop for YIELD_MS. */
+function due(ctx: StatementContext | undefined): boolean {
+  const now = performance.now();
+  if (ctx === undefined) return now - lastYield >= YIELD_MS;
+  const start = sliceStart.get(ctx);
+  if (start === undefined) {
+    sliceStart.set(ctx, now);
+    return false;
+  }
+  return now - start >= YIELD_MS;
+}
 
 const storage = new AsyncLocalStorage<StatementContext>();
 
@@ -100,8 +119,9 @@ export function checkInterrupts(): void {
  * stopped, and says whether it is time to `await yieldNow()` (one clock read).
  */
 export function tick(): boolean {
-  storage.getStore()?.signal?.throwIfAborted();
-  return performance.now() - lastYield >= YIELD_MS;
+  const ctx = storage.getStore();
+  ctx?.signal?.throwIfAborted();
+  return due(ctx);
 }
 
 /** Whether the event loop has been kept for YIELD_MS (for loops outside a statement: the wire session's output). */
@@ -112,8 +132,11 @@ export function yieldDue(): boolean {
 /** Gives the event loop back once, then throws if the statement was stopped meanwhile. */
 export async function yieldNow(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
-  lastYield = performance.now();
-  storage.getStore()?.signal?.throwIfAborted();
+  const now = performance.now();
+  lastYield = now;
+  const ctx = storage.getStore();
+  if (ctx !== undefined) sliceStart.set(ctx, now);
+  ctx?.signal?.throwIfAborted();
 }
 
 /** The interrupt-and-yield point of batch loops: `tick()`, and `yieldNow()` when it is due. */
