@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { scramVerifier } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
-import { createLongTables, LONG } from '../pgwire/cancel-tables.js';
+import { createLongTables, RUNAWAY } from '../pgwire/cancel-tables.js';
 import { serveCli } from './serve.js';
 
 /** docs/DAEMON.md promises 1 s; this much is allowed on a shared 2-core CI machine. */
@@ -37,7 +37,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     c.on('error', () => undefined);
     try {
       await c.connect();
-      const running = c.query(LONG['cross join']!).then(
+      const running = c.query(RUNAWAY).then(
         () => ({ code: 'none' }),
         (e: { code?: string }) => ({ code: e.code ?? String(e) }),
       );

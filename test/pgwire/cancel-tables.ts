@@ -23,6 +23,9 @@ export const LONG: Record<string, string> = {
   copy: 'copy (select a.id, b.id, a.s from a, b where b.id < 400) to stdout',
 };
 
+/** A statement that never ends in any test's lifetime: a three-way cross join (8·10¹² rows). */
+export const RUNAWAY = 'select count(*) from a, b, a as c';
+
 async function load(db: Database, name: string, columns: { name: string; type: string }[], values: Value[][], groupRows?: number): Promise<void> {
   const t = await db.createTable(name, columns as never, groupRows === undefined ? {} : { rowGroupRows: groupRows } as never);
   const sink = t.sink();
