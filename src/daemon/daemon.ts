@@ -4,7 +4,8 @@
  * with PostgreSQL's shutdown modes:
  *
  *   SIGTERM  "smart": stop accepting work (listeners closed, inbox unwatched), let running
- *            loads, statements and commits finish, then exit 0.
+ *            loads and commits finish, and statements for up to 500 ms (then they are
+ *            cancelled: a runaway query must not keep the process alive), then exit 0.
  *   SIGINT   "fast": cancel what runs (connections ended, the batch being loaded abandoned
  *            before its commit — a commit is atomic, so nothing is half-written and the files
  *            stay in the inbox for the next start), then exit 0.

@@ -30,7 +30,7 @@ export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
-export { DEFAULT_WORK_MEM, currentTimeZone } from './context.js';
+export { DEFAULT_WORK_MEM, currentTimeZone, yieldDue, yieldNow } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
 export { parseStatements, onParse, type AstNode, type ParsedStatement } from './parse.js';
@@ -41,6 +41,11 @@ export interface QueryOptions {
   readonly workMem?: number;
   /** The session's TimeZone (types/timezone.ts; default UTC): timestamptz input, output, fields. */
   readonly timeZone?: TimeZone;
+  /**
+   * Stops the statement: once aborted, it ends with the signal's reason (a 57014 PaxdError) at
+   * its next interrupt point, within milliseconds wherever it is (./context.ts).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -57,8 +62,8 @@ export interface PreparedQuery {
   readonly paramTypes: readonly PgType[];
   /** The result columns; null for statements that return no rows (INSERT, DELETE, DDL). */
   readonly fields: readonly ResultField[] | null;
-  /** Runs the statement with one value per parameter, of its type (as src/types parseText gives). */
-  execute(params: readonly Value[]): Promise<QueryResult>;
+  /** Runs the statement with one value per parameter, of its type (as src/types parseText gives); `signal` stops it. */
+  execute(params: readonly Value[], options?: { readonly signal?: AbortSignal }): Promise<QueryResult>;
 }
 
 /**
@@ -77,16 +82,16 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
   const zone = options?.timeZone !== undefined ? { timeZone: options.timeZone } : {};
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
-  const fields = stmt === null ? null : await withContext({ types, values: null, workMem, ...zone }, () => describe(db, stmt, types));
+  const fields = stmt === null ? null : await withContext({ types, values: null, workMem, ...zone, ...signalOf(options) }, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
   return Object.freeze({
     paramTypes: resolved,
     fields,
-    async execute(params: readonly Value[]): Promise<QueryResult> {
+    async execute(params: readonly Value[], run?: { readonly signal?: AbortSignal }): Promise<QueryResult> {
       if (params.length !== resolved.length)
         throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
-      return withContext({ types: [...resolved], values: params, workMem, ...zone }, () => execute(db, stmt));
+      return withContext({ types: [...resolved], values: params, workMem, ...zone, ...signalOf(run) }, () => execute(db, stmt));
     },
   });
 }
@@ -105,6 +110,11 @@ export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOp
   return withContext(contextOf(options), () => execute(db, stmt));
 }
 
+/** The `signal` field of a statement context, when one is given. */
+function signalOf(o: { readonly signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
+  return o?.signal !== undefined ? { signal: o.signal } : {};
+}
+
 /** Splits a script into statements and runs them in order (the CLI's stdin mode). */
 export async function queryAll(db: Database, sql: string, options?: QueryOptions): Promise<QueryResult[]> {
   const out: QueryResult[] = [];
@@ -115,7 +125,7 @@ export async function queryAll(db: Database, sql: string, options?: QueryOptions
 
 /** The context of a statement without parameters. */
 function contextOf(options: QueryOptions | undefined): StatementContext {
-  return { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM, ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}) };
+  return { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM, ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...signalOf(options) };
 }
 
 /**

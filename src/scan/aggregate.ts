@@ -51,6 +51,11 @@ export interface AggSpec {
 export interface AggregateOptions {
   /** Answer 'all' groups from statistics (default true); false scans every group (tests, checks). */
   useStats?: boolean;
+  /**
+   * Called before each batch: the engine's interrupt-and-yield point (src/engine/context.ts),
+   * which throws when the statement was stopped and gives the event loop back now and then.
+   */
+  interrupt?: () => void | Promise<void>;
 }
 
 export interface AggregateResult {
@@ -128,6 +133,7 @@ export async function aggregate(
     await scan.begin();
     try {
       for (let b = await scan.next(); b !== null; b = await scan.next()) {
+        if (options.interrupt !== undefined) await options.interrupt();
         const unit = scan.position.unit;
         let p = partials.get(unit);
         if (p === undefined) {

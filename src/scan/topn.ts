@@ -43,6 +43,8 @@ export interface TopNOptions {
   /** Group visit order: 'bound' (default) tightens the bound fastest; 'storage' reads in storage order. */
   visit?: 'bound' | 'storage';
   batchRows?: number;
+  /** Called before each batch: the engine's interrupt-and-yield point (scan/aggregate.ts AggregateOptions). */
+  interrupt?: () => void | Promise<void>;
 }
 
 export interface TopNResult {
@@ -168,6 +170,7 @@ export async function topN(store: ObjectStore, table: string, snapshot: Snapshot
     await scan.begin();
     try {
       for (let b = await scan.next(); b !== null; b = await scan.next()) {
+        if (o.interrupt !== undefined) await o.interrupt();
         const base = scan.position.unit * ROW_BITS + scan.position.row;
         const sel = b.selection;
         const n = sel === null ? b.length : sel.length;

@@ -16,7 +16,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { storeUri } from '../../table/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import { PaxdError, internalError } from '../../types/index.js';
-import { currentWorkMem } from '../context.js';
+import { currentSignal, currentWorkMem } from '../context.js';
 import type { RowBatch } from '../exec/batch.js';
 import { type Compiled, type Partial, type PlanInput, type RunOptions, merge, partialOf, partition, scanCompiled } from './pipeline.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
@@ -52,10 +52,36 @@ export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: num
     part,
     parts,
     workMem: options.workMem ?? currentWorkMem(),
+    stop,
   });
-  const remote = Array.from({ length: parts - 1 }, (_v, k) => pool.run(request(k + 1)));
+  // The workers' stop flag: set when the statement is stopped, or when this thread's part fails
+  // (then nothing waits for the others' answers); each worker checks it once per batch.
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const runs = Array.from({ length: parts - 1 }, (_v, k) => pool.run(request(k + 1)));
+  const remote = runs.map((r) => r.reply);
+  let late: NodeJS.Timeout | null = null;
+  const halt = () => {
+    if (Atomics.exchange(stop, 0, 1) !== 0) return;
+    late = setTimeout(() => pool.abandon(runs.map((r) => r.id)), WORKER_STOP_GRACE_MS);
+    late.unref();
+  };
+  const signal = currentSignal();
+  signal?.addEventListener('abort', halt, { once: true });
+  if (signal?.aborted === true) halt();
+  void Promise.allSettled(remote).then(() => {
+    if (late !== null) clearTimeout(late);
+  });
   const local = scanCompiled(p, c, onBatch, { ...options, groups: partition(0, parts) });
-  const settled = await Promise.allSettled([local, ...remote]);
+  // A stopped statement ends with this thread's part, without waiting for the workers' answers
+  // (a worker still starting up sees the flag at its first batch).
+  for (const r of remote) r.catch(() => undefined);
+  await local.catch((e: unknown) => {
+    halt();
+    signal?.removeEventListener('abort', halt);
+    throw e;
+  });
+  const settled = await Promise.allSettled([local, ...remote]).finally(() => signal?.removeEventListener('abort', halt));
+  signal?.throwIfAborted();
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
   const mine = (settled[0] as PromiseFulfilledResult<Awaited<typeof local>>).value;
@@ -63,7 +89,7 @@ export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: num
   if (mine === null || replies.some((r) => r.partial === null)) return null;
   const partials: Partial[] = [partialOf(mine.state, c), ...replies.map((r) => r.partial!)];
   for (const r of replies) onBatch(r.rows);
-  return { batches: [merge(c, partials)], stats: sumStats([mine.stats, ...replies.map((r) => r.stats)]) };
+  return { batches: [await merge(c, partials)], stats: sumStats([mine.stats, ...replies.map((r) => r.stats)]) };
 }
 
 function sumStats(all: readonly ScanStats[]): ScanStats {
@@ -90,7 +116,15 @@ function spawn(port: MessagePort): Worker {
 interface Pending {
   resolve: (r: WorkerReply & { ok: true }) => void;
   reject: (e: unknown) => void;
+  readonly worker: Worker;
 }
+
+/**
+ * How long a stopped statement's workers have to see the stop flag (they check it per batch)
+ * before they are terminated: a worker still starting up, or stuck in one long call, must not
+ * hold on to a core for a statement that is over.
+ */
+const WORKER_STOP_GRACE_MS = 100;
 
 /** Long-lived query workers, unreferenced while idle so they never keep the process alive. */
 class Pool {
@@ -100,15 +134,26 @@ class Pool {
   private ids = 0;
   private next = 0;
 
-  run(req: WorkerRequest): Promise<WorkerReply & { ok: true }> {
+  get running(): number {
+    return this.busy;
+  }
+
+  /** Runs one partition; `id` names it for `abandon`. */
+  run(req: WorkerRequest): { id: number; reply: Promise<WorkerReply & { ok: true }> } {
     if (this.workers.length < PARALLEL.workers) this.workers.push(this.start());
     const w = this.workers[this.next++ % this.workers.length]!;
     const id = ++this.ids;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+    const reply = new Promise<WorkerReply & { ok: true }>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker: w.worker });
       if (this.busy++ === 0) for (const x of this.workers) x.port.ref();
       w.port.postMessage({ id, req });
     });
+    return { id, reply };
+  }
+
+  /** Terminates the workers still running these partitions (they are replaced on next use). */
+  abandon(ids: readonly number[]): void {
+    for (const id of ids) void this.pending.get(id)?.worker.terminate();
   }
 
   private start(): { worker: Worker; port: MessagePort } {
@@ -138,11 +183,18 @@ class Pool {
     if (at < 0) return;
     this.workers.splice(at, 1);
     for (const [id, p] of this.pending) {
+      if (p.worker !== w) continue;
       this.pending.delete(id);
+      this.busy--;
       p.reject(internalError(`query worker failed: ${e instanceof Error ? e.message : String(e)}`, e));
     }
-    this.busy = 0;
+    if (this.busy === 0) for (const x of this.workers) x.port.unref();
   }
 }
 
 const pool = new Pool();
+
+/** Partitions the query workers are running now (0 when idle): tests see cancelled work stop. */
+export function parallelBusy(): number {
+  return pool.running;
+}

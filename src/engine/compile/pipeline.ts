@@ -28,7 +28,8 @@ import type { Expr } from '../expr.js';
 import type { RowBatch } from '../exec/batch.js';
 import { materialize } from '../exec/scan.js';
 import { workMemExceeded } from '../errors.js';
-import { currentWorkMem } from '../context.js';
+import { currentWorkMem, tick, yieldIfDue, yieldNow } from '../context.js';
+import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { DEOPT, Gen, LIMIT, type Frag, type Rep } from './codegen.js';
 import { H } from './helpers.js';
 
@@ -468,7 +469,11 @@ export interface ScanOutcome {
 
 export interface RunOptions {
   workMem?: number;
-  signal?: AbortSignal;
+  /**
+   * A query worker's stop flag (./parallel.ts): the main thread stores 1 in element 0 when
+   * the statement is stopped, and the worker ends at its next batch.
+   */
+  stop?: Int32Array;
   /** Only these groups of the snapshot (a partition, for parallel execution). */
   groups?: (file: number, group: number) => boolean;
 }
@@ -493,7 +498,9 @@ export async function scanCompiled(p: PlanInput, c: Compiled, onBatch: (rows: nu
   await scan.begin();
   try {
     for (let b = await scan.next(); b !== null; b = await scan.next()) {
-      options.signal?.throwIfAborted();
+      // The generated code runs one batch per call: the interrupt point comes once per batch.
+      await yieldIfDue();
+      if (options.stop !== undefined && Atomics.load(options.stop, 0) !== 0) throw stoppedInWorker();
       const count = b.selection === null ? b.length : b.selection.length;
       if (c.aggs === null) {
         if (S.sel.length < count) S.sel = new Uint32Array(Math.max(count, COMPILED_BATCH_ROWS));
@@ -511,6 +518,11 @@ export async function scanCompiled(p: PlanInput, c: Compiled, onBatch: (rows: nu
   return { batches: out, state: S, stats: scan.stats };
 }
 
+/** 57014 in a query worker whose statement was stopped (the main thread reports the statement's own reason). */
+function stoppedInWorker(): PaxdError {
+  return new PaxdError('io', SQLSTATE.query_canceled, 'canceling statement due to user request');
+}
+
 /** Partition `part` of `parts` of a snapshot's groups: round robin over (file, group). */
 export function partition(part: number, parts: number): (file: number, group: number) => boolean {
   return (file, group) => (file * 7919 + group) % parts === part;
@@ -522,7 +534,7 @@ export type PlanInput = PipelineInput & { readonly where: Predicate | undefined 
 export async function runCompiled(p: PlanInput, c: Compiled, onBatch: (rows: number) => void, options: RunOptions = {}): Promise<{ batches: RowBatch[]; stats: ScanStats } | null> {
   const r = await scanCompiled(p, c, onBatch, options);
   if (r === null) return null;
-  return { batches: c.aggs === null ? r.batches : [merge(c, [partialOf(r.state, c)])], stats: r.stats };
+  return { batches: c.aggs === null ? r.batches : [await merge(c, [partialOf(r.state, c)])], stats: r.stats };
 }
 
 /**
@@ -558,7 +570,7 @@ export function partialOf(S: GroupState, c: Compiled): Partial {
 }
 
 /** Partials merged by key (PostgreSQL's combine functions), then finalized: keys, then aggregates. */
-export function merge(c: Compiled, parts: readonly Partial[]): RowBatch {
+export async function merge(c: Compiled, parts: readonly Partial[]): Promise<RowBatch> {
   const aggs = c.aggs!;
   const total = parts.reduce((a, p) => a + p.groups, 0);
   const index = new Map<number | string | null, number>();
@@ -574,6 +586,7 @@ export function merge(c: Compiled, parts: readonly Partial[]): RowBatch {
   let n = 0;
   for (const p of parts) {
     for (let g = 0; g < p.groups; g++) {
+      if ((g & 4095) === 0 && tick()) await yieldNow();
       let at = n;
       if (parts.length > 1) {
         // One key: its raw value is the Map key (SameValueZero: -0 is 0, NaN is NaN); several:

@@ -24,6 +24,8 @@ export interface WorkerRequest {
   readonly part: number;
   readonly parts: number;
   readonly workMem: number | undefined;
+  /** The statement's stop flag, shared with the main thread (./pipeline.ts RunOptions.stop). */
+  readonly stop: Int32Array;
 }
 
 export type WorkerReply =
@@ -46,6 +48,7 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
   let rows = 0;
   const r = await scanCompiled(input, c, (n) => (rows += n), {
     groups: partition(req.part, req.parts),
+    stop: req.stop,
     ...(req.workMem !== undefined ? { workMem: req.workMem } : {}),
   });
   if (r === null) return { ok: true, partial: null, stats: {} as ScanStats, rows };

@@ -23,7 +23,8 @@ import { evaluate } from './eval.js';
 import { jsonbEqualityKey } from './jsonb.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
-import { currentWorkMem } from '../context.js';
+import { currentWorkMem, tick, yieldNow } from '../context.js';
+import { mergeSort } from './sort.js';
 
 interface Group {
   keys: Value[];
@@ -34,7 +35,7 @@ interface Group {
  * `seen` holds the keys of values already folded, for DISTINCT aggregates; collecting
  * aggregates keep their inputs in `vals` and their ORDER BY keys in `keys` (one array per key).
  */
-type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][] };
+type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[] };
 
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
@@ -83,13 +84,23 @@ export class HashAggregate {
     }
   }
 
-  /** The groups as a batch: key columns, then one column per aggregate. */
-  finish(): RowBatch {
+  /**
+   * The groups as a batch: key columns, then one column per aggregate. Millions of groups, or
+   * one collecting aggregate over millions of inputs, pass the interrupt point (../context.ts).
+   */
+  async finish(): Promise<RowBatch> {
     if (this.keys.length === 0 && this.groups.size === 0) this.group([], 0);
     const out: Value[][] = [...this.keys.map(() => [] as Value[]), ...this.aggs.map(() => [] as Value[])];
+    let done = 0;
     for (const g of this.groups.values()) {
+      if ((++done & 1023) === 0 && tick()) await yieldNow();
       g.keys.forEach((k, i) => out[i]!.push(k));
-      this.aggs.forEach((a, j) => out[this.keys.length + j]!.push(final(a, g.states[j]!)));
+      for (let j = 0; j < this.aggs.length; j++) {
+        const a = this.aggs[j]!;
+        const st = g.states[j]!;
+        if ((st.vals?.length ?? 0) > 4096 && (a.order ?? []).length > 0) st.order = await mergeSort(Array.from({ length: st.vals!.length }, (_v, k) => k), orderComparator(a, st));
+        out[this.keys.length + j]!.push(final(a, st));
+      }
     }
     return { rows: this.groups.size, cols: out };
   }
@@ -154,8 +165,10 @@ function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: nu
  * The positions of a collecting aggregate's inputs in its ORDER BY order (input order without
  * one). A DISTINCT aggregate without ORDER BY takes its inputs sorted ascending, NULLs last, as
  * PostgreSQL's sort-based DISTINCT hands them over (array_agg(DISTINCT b) is {f,t,NULL}).
+ * `st.order` when `finish` sorted them already (large inputs with ORDER BY, sorted with yields).
  */
 function orderOf(a: AggCall, st: AggState): number[] {
+  if (st.order !== undefined) return st.order;
   const n = st.vals?.length ?? 0;
   const idx = Array.from({ length: n }, (_v, k) => k);
   if (a.distinct && (a.order ?? []).length === 0 && st.vals !== undefined) {
@@ -170,8 +183,14 @@ function orderOf(a: AggCall, st: AggState): number[] {
   }
   const order = a.order ?? [];
   if (order.length === 0 || st.keys === undefined) return idx;
-  const keys = st.keys;
-  idx.sort((x, y) => {
+  return idx.sort(orderComparator(a, st));
+}
+
+/** Compares two input positions of a collecting aggregate by its ORDER BY keys. */
+function orderComparator(a: AggCall, st: AggState): (x: number, y: number) => number {
+  const order = a.order ?? [];
+  const keys = st.keys ?? [];
+  return (x, y) => {
     for (let k = 0; k < order.length; k++) {
       const o = order[k]!;
       const u = keys[k]![x]!;
@@ -184,8 +203,7 @@ function orderOf(a: AggCall, st: AggState): number[] {
       if (c !== 0) return o.desc ? -c : c;
     }
     return 0;
-  });
-  return idx;
+  };
 }
 
 /** The result of string_agg, array_agg, percentile_cont or percentile_disc. */

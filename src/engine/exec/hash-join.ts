@@ -23,9 +23,10 @@ import { SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
+import { tick, yieldNow } from '../context.js';
 
 /** Output batches of a probe are cut at about this many rows. */
-const CHUNK = 16384;
+const CHUNK = 4096;
 
 const EMPTY: Value[] = [];
 
@@ -59,6 +60,8 @@ export class HashJoin {
   private matched: Uint8Array | null = null;
   private readonly pIdx: number[] = [];
   private readonly bIdx: number[] = [];
+  /** Semi-joins: the probe row of the current probe batch last emitted. */
+  private semiLast = -1;
 
   constructor(private readonly s: HashJoinSpec) {
     this.cols = s.buildSlots.map(() => []);
@@ -82,7 +85,7 @@ export class HashJoin {
   }
 
   /** Hashes the build side; call once, after the last addBuild. */
-  finishBuild(): void {
+  async finishBuild(): Promise<void> {
     const n = this.n;
     this.next = new Int32Array(n);
     if (this.s.preserveBuild) this.matched = new Uint8Array(n);
@@ -91,6 +94,7 @@ export class HashJoin {
     const norm = this.norms[0] === IDENTITY ? null : this.norms[0]!;
     // From the last row down, so that each chain runs in build order.
     for (let i = n - 1; i >= 0; i--) {
+      if ((i & 4095) === 0 && tick()) await yieldNow();
       const v = key[i]!;
       if (v === null) {
         this.next[i] = -1;
@@ -103,7 +107,11 @@ export class HashJoin {
     }
   }
 
-  /** The joined batches of one probe batch. */
+  /**
+   * The joined batches of one probe batch. Batches are cut at CHUNK pairs, also in the middle of
+   * one probe row's matches (a cross join's row meets every build row), so that every batch
+   * that leaves is bounded and the caller's interrupt point (./rel.ts) comes often.
+   */
   *probe(b: RowBatch): Generator<RowBatch> {
     const s = this.s;
     const pIdx = this.pIdx;
@@ -117,11 +125,20 @@ export class HashJoin {
     // Integer, date, float, bigint and text keys hash as themselves: no call per row for them.
     const norm0 = nk > 0 && this.norms[0] !== IDENTITY ? this.norms[0]! : null;
     let from = 0;
+    this.semiLast = -1;
     for (let i = 0; i < b.rows; i++) {
       if (nk === 0) {
         for (let j = 0; j < n; j++) {
           pIdx.push(i);
           bIdx.push(j);
+          if (pIdx.length >= CHUNK) {
+            // Row i is not done: it is padded (outer, anti) by a later batch, once it is.
+            const out = this.emit(b, matchedProbe, from, i);
+            from = i;
+            pIdx.length = 0;
+            bIdx.length = 0;
+            if (out.rows > 0) yield out;
+          }
         }
       } else {
         const v = keys[0]![i]!;
@@ -139,6 +156,13 @@ export class HashJoin {
                 pIdx.push(i);
                 bIdx.push(j);
                 if ((s.semi || s.anti === true) && s.joinFilter === null) break;
+                if (pIdx.length >= CHUNK) {
+                  const out = this.emit(b, matchedProbe, from, i);
+                  from = i;
+                  pIdx.length = 0;
+                  bIdx.length = 0;
+                  if (out.rows > 0) yield out;
+                }
               }
             }
           }
@@ -172,11 +196,13 @@ export class HashJoin {
       q = kq;
     }
     if (s.semi) {
-      // Pairs come in probe-row order: keep the first of each row, without its build row.
+      // Pairs come in probe-row order: keep the first of each row, without its build row (a
+      // row's pairs may span batches: `semiLast` is the last row kept, across them).
       const sp: number[] = [];
       const sq: number[] = [];
       for (let i = 0; i < p.length; i++)
-        if (i === 0 || p[i] !== p[i - 1]) {
+        if (p[i] !== this.semiLast) {
+          this.semiLast = p[i]!;
           sp.push(p[i]!);
           sq.push(-1);
         }

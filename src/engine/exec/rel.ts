@@ -11,7 +11,7 @@ import type { RelNode } from '../join-plan.js';
 import type { Expr } from '../expr.js';
 import type { QueryResult } from '../result.js';
 import type { BoundQuery } from '../bind.js';
-import { currentWorkMem } from '../context.js';
+import { currentWorkMem, yieldIfDue } from '../context.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { HashJoin } from './hash-join.js';
@@ -47,6 +47,8 @@ export async function* execRel(n: RelNode, ctx: RelContext): AsyncGenerator<RowB
     t.nodes.set(n, tr);
   }
   for await (const b of produce(n, ctx)) {
+    // Every node's every batch passes the interrupt point: a cross join's output included.
+    await yieldIfDue();
     if (tr !== null && t !== null) {
       if (tr.rows === 0) tr.first = performance.now() - t.start;
       tr.rows += b.rows;
@@ -123,7 +125,7 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
         workMem: currentWorkMem(),
       });
       for await (const b of execRel(n.build, ctx)) hj.addBuild(b);
-      hj.finishBuild();
+      await hj.finishBuild();
       const tr = ctx.trace?.nodes.get(n.build);
       if (tr !== undefined) tr.buildRows = hj.buildRows;
       const out = (b: RowBatch) => (n.filter === null ? b : filterWide(b, n.filter, n.slots));

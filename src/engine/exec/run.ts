@@ -24,6 +24,7 @@ import { compile, runCompiled } from '../compile/pipeline.js';
 import { runParallel } from '../compile/parallel.js';
 import { recordScan } from '../counters.js';
 import { ctidColumn, isCtidField } from '../ctid.js';
+import { tick, yieldIfDue, yieldNow } from '../context.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -70,7 +71,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return runUnion(p, t);
     case 'stats-aggregate': {
       const q = p.query;
-      const r = await q.table.aggregate(p.specs, p.where);
+      const r = await q.table.aggregate(p.specs, p.where, { interrupt: yieldIfDue });
       recordScan(r.stats);
       const cols = r.values.map((v, j) => [engineValue(v, q.grouping!.aggs[j]!.type.id, r.types[j]!)]);
       if (t !== null) Object.assign(t, { stats: r.stats, scanRows: 1, scanFirst: now(), scanLast: now(), aggRows: 1, aggAt: now() });
@@ -83,6 +84,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
         limit: q.limit!,
         offset: q.offset,
         columns: q.columns.map((f) => f.name),
+        interrupt: yieldIfDue,
         ...(p.where !== undefined ? { where: p.where } : {}),
       });
       recordScan(r.stats);
@@ -105,6 +107,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       await scan.begin();
       try {
         for (let sb = await scan.next(); sb !== null; sb = await scan.next()) {
+          await yieldIfDue();
           let b = materialize(sb, fields);
           if (ctidSlot >= 0) {
             const cols = stored.length > 0 ? [...b.cols] : [];
@@ -125,7 +128,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       }
       recordScan(scan.stats);
       if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
-      return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
+      return agg !== null ? finishGroups(q, await agg.finish(), t, now) : finish(q, batches, true, t);
     }
     default:
       return unreachable(p);
@@ -176,7 +179,7 @@ async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTra
     if (agg !== null) agg.add(b);
     else batches.push(b);
   }
-  return agg !== null ? finishGroups(q, agg.finish(), t, now) : finish(q, batches, true, t);
+  return agg !== null ? finishGroups(q, await agg.finish(), t, now) : finish(q, batches, true, t);
 }
 
 /**
@@ -195,10 +198,13 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
       const from = r.fields[i]!.type;
       return from.id === f.type.id && from.id !== 'bpchar' ? null : ([from, f.type] as const);
     });
-    for (const row of r.rows) rows.push(row.map((v, i) => (v === null || casts[i] === null ? v : castValue(casts[i]![0], casts[i]![1], v))));
+    for (let k = 0; k < r.rows.length; k++) {
+      if ((k & 4095) === 0 && tick()) await yieldNow();
+      rows.push(r.rows[k]!.map((v, i) => (v === null || casts[i] === null ? v : castValue(casts[i]![0], casts[i]![1], v))));
+    }
   }
-  if (!q.all) rows = distinctRows(rows, q.fields.map((f) => keyNorm(f.type)));
-  if (q.orderBy.length > 0) sortRows(rows, q.orderBy.map((o) => ({ index: o.index, type: q.fields[o.index]!.type, desc: o.desc, nullsFirst: o.nullsFirst })));
+  if (!q.all) rows = await distinctRows(rows, q.fields.map((f) => keyNorm(f.type)));
+  if (q.orderBy.length > 0) await sortRows(rows, q.orderBy.map((o) => ({ index: o.index, type: q.fields[o.index]!.type, desc: o.desc, nullsFirst: o.nullsFirst })));
   if (t !== null) t.sortedRows = rows.length;
   rows = limitRows(rows, q.limit, q.offset);
   if (t !== null) Object.assign(t, { outRows: rows.length, finishAt: performance.now() - t.start });
@@ -209,45 +215,60 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
 type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct'>;
 
 /** The groups of an aggregate (keys, then aggregates): HAVING, then projection, sort, LIMIT. */
-function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): QueryResult {
+function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): Promise<QueryResult> {
   const g = q.having === null ? groups : filter(groups, q.having);
   if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
   return finish(q, [g], true, t);
 }
 
-/** Projection, then (when `order`) sort and LIMIT/OFFSET. */
-function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace | null): QueryResult {
+/**
+ * Projection, then (when `order`) sort and LIMIT/OFFSET. Each step over all rows passes the
+ * interrupt point (../context.ts): a result of millions of rows is no single synchronous stretch.
+ */
+async function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace | null): Promise<QueryResult> {
   const hidden: Expr[] = order ? q.orderBy.map((o) => o.expr) : [];
   const exprs = [...q.targets.map((t) => t.expr), ...hidden];
   let rows: Value[][] = [];
   for (const b of batches) {
+    await yieldIfDue();
     const out = project(b, exprs);
     for (let i = 0; i < out.rows; i++) rows.push(out.cols.map((c) => c[i]!));
   }
-  if (q.distinct) rows = distinctRows(rows, q.targets.map((t) => keyNorm(t.expr.type)));
+  if (q.distinct) rows = await distinctRows(rows, q.targets.map((t) => keyNorm(t.expr.type)));
   if (order) {
     if (t !== null) t.sortedRows = rows.length;
     if (hidden.length > 0) {
       const keys: SortKey[] = q.orderBy.map((o, k) => ({ index: q.targets.length + k, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst }));
-      sortRows(rows, keys, q.limit === null ? undefined : q.limit + q.offset);
+      await sortRows(rows, keys, q.limit === null ? undefined : q.limit + q.offset);
     }
     rows = limitRows(rows, q.limit, q.offset);
-    if (hidden.length > 0) rows = rows.map((r) => r.slice(0, q.targets.length));
+    if (hidden.length > 0) {
+      const cut = new Array<Value[]>(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        if ((i & 4095) === 0 && tick()) await yieldNow();
+        cut[i] = rows[i]!.slice(0, q.targets.length);
+      }
+      rows = cut;
+    }
   } else if (t !== null) t.sortedRows = rows.length;
   if (t !== null) Object.assign(t, { outRows: rows.length, finishAt: performance.now() - t.start });
   return { command: 'SELECT', fields: q.targets.map((t) => (t.declared === undefined ? { name: t.name, type: t.expr.type } : { name: t.name, type: t.expr.type, declared: t.declared })), rows };
 }
 
 /** SELECT DISTINCT: the first of each set of equal rows (ORDER BY keys are output columns, so equal too). */
-function distinctRows(rows: Value[][], norms: readonly KeyNorm[]): Value[][] {
+async function distinctRows(rows: Value[][], norms: readonly KeyNorm[]): Promise<Value[][]> {
   const seen = new Set<string>();
-  return rows.filter((r) => {
+  const out: Value[][] = [];
+  for (let j = 0; j < rows.length; j++) {
+    if ((j & 4095) === 0 && tick()) await yieldNow();
+    const r = rows[j]!;
     let k = '';
     for (let i = 0; i < norms.length; i++) k += `${keyText(r[i]!, norms[i]!)}\u0000`;
-    if (seen.has(k)) return false;
+    if (seen.has(k)) continue;
     seen.add(k);
-    return true;
-  });
+    out.push(r);
+  }
+  return out;
 }
 
 /** Table.aggregate gives min/max of numeric(p,s) as unscaled bigints; the engine wants text. */

@@ -6,6 +6,15 @@
 import type { PgType, Value } from '../../types/index.js';
 import { BoundedHeap } from '../../scan/index.js';
 import { compare } from './kernels.js';
+import { tick, yieldIfDue, yieldNow } from '../context.js';
+
+/**
+ * Rows one synchronous Array.prototype.sort may take: a larger input is sorted as runs of this
+ * many (each a few milliseconds), then merged pairwise, giving the event loop back between runs
+ * and every few thousand merged rows (../context.ts), so that sorting millions of rows neither
+ * keeps other sessions waiting nor outlives a cancel.
+ */
+export const SORT_RUN = 4096;
 
 export interface SortKey {
   /** Index into the row. */
@@ -32,16 +41,55 @@ export function compareRows(keys: readonly SortKey[], a: readonly Value[], b: re
 /**
  * Sorts `rows` in place; given `limit`, only the first `limit` rows of the order are needed,
  * and when they are few a bounded heap keeps them (O(n log k), not O(n log n)): `rows` is then
- * cut to them. Ties keep input order either way (Array.prototype.sort is stable; the heap
- * breaks ties by position).
+ * cut to them. Ties keep input order either way (the runs' sort and the merge are stable; the
+ * heap breaks ties by position).
  */
-export function sortRows(rows: Value[][], keys: readonly SortKey[], limit?: number): Value[][] {
-  if (limit === undefined || limit * 8 >= rows.length) return rows.sort((a, b) => compareRows(keys, a, b));
+export async function sortRows(rows: Value[][], keys: readonly SortKey[], limit?: number): Promise<Value[][]> {
+  const cmp = (a: readonly Value[], b: readonly Value[]) => compareRows(keys, a, b);
+  if (limit === undefined || limit * 8 >= rows.length) return mergeSort(rows, cmp);
   // Row positions, ties broken by position so that the order is total and the sort stable.
   const heap = new BoundedHeap<number>(Math.max(0, limit), (x, y) => compareRows(keys, rows[x]!, rows[y]!) || x - y);
-  for (let i = 0; i < rows.length; i++) heap.offer(i);
+  for (let i = 0; i < rows.length; i++) {
+    if ((i & 4095) === 0 && tick()) await yieldNow();
+    heap.offer(i);
+  }
   const kept = heap.sorted().map((i) => rows[i]!);
   rows.length = 0;
-  rows.push(...kept);
+  for (const r of kept) rows.push(r);
   return rows;
+}
+
+/**
+ * A stable sort of `a` in place: runs of SORT_RUN sorted by Array.prototype.sort, then merged
+ * bottom-up between `a` and one scratch array (the left row first on ties).
+ */
+export async function mergeSort<T>(a: T[], cmp: (x: T, y: T) => number): Promise<T[]> {
+  const n = a.length;
+  if (n <= SORT_RUN) return a.sort(cmp);
+  for (let lo = 0; lo < n; lo += SORT_RUN) {
+    const run = a.slice(lo, Math.min(n, lo + SORT_RUN)).sort(cmp);
+    for (let i = 0; i < run.length; i++) a[lo + i] = run[i]!;
+    await yieldIfDue();
+  }
+  let src = a;
+  let dst = a.slice();
+  for (let width = SORT_RUN; width < n; width *= 2) {
+    let done = 0;
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
+        if ((++done & 4095) === 0 && tick()) await yieldNow();
+      }
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+    }
+    [src, dst] = [dst, src];
+  }
+  if (src !== a) for (let i = 0; i < n; i++) a[i] = src[i]!;
+  return a;
 }

@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Database } from '../../table/index.js';
-import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../../engine/index.js';
+import { commandTag, prepareParsed, query, queryParsed, scanPlanOf, textRows, yieldDue, yieldNow, type AstNode, type PreparedQuery, type QueryResult, type ResultField } from '../../engine/index.js';
 import { formatText, isPaxdError, PaxdError, parseText, SQLSTATE, type PgType, type TimeZone, type Value, undefinedTable, unreachable, featureNotSupported } from '../../types/index.js';
 import { FORMAT, FRONTEND, LIMITS, STARTUP, TX_STATUS, type TxStatus } from '../codec/constants.js';
 import { FrameReader, type Frame } from '../codec/frames.js';
@@ -147,6 +147,11 @@ type Auth = { readonly kind: 'scram'; readonly ex: ScramExchange; started: boole
 
 /** Output is gathered and written in chunks of about this many bytes. */
 const WRITE_CHUNK = 64 * 1024;
+/**
+ * How long a smart shutdown (SIGTERM) lets a running statement go on before it cancels it
+ * with 57P01, so that the process ends within about a second even under a runaway query.
+ */
+export const SMART_SHUTDOWN_GRACE_MS = 500;
 /** Frames queued before the socket is paused (backpressure on a client that pipelines). */
 const MAX_QUEUED_FRAMES = 256;
 
@@ -262,13 +267,20 @@ export class Session {
   }
 
   /**
-   * Server shutdown. 'smart' (SIGTERM): a running statement finishes, then the connection
-   * ends with 57P01; 'fast' (SIGINT): the running statement is cancelled first.
+   * Server shutdown. 'smart' (SIGTERM): a running statement may finish within
+   * SMART_SHUTDOWN_GRACE_MS, past it it is cancelled (a runaway query must not keep the
+   * process alive: docs/DAEMON.md "Signals"), then the connection ends with 57P01; 'fast'
+   * (SIGINT): the running statement is cancelled first.
    */
   shutdown(mode: 'smart' | 'fast'): void {
     if (this.closed) return;
     this.stopping = true;
     if (mode === 'fast') this.current?.abort(adminShutdown());
+    else if (this.running) {
+      const grace = setTimeout(() => this.current?.abort(adminShutdown()), SMART_SHUTDOWN_GRACE_MS);
+      grace.unref();
+      void this.done.then(() => clearTimeout(grace));
+    }
     if (!this.running) this.terminate();
   }
 
@@ -363,8 +375,13 @@ export class Session {
     if (this.outBytes >= WRITE_CHUNK) this.flush();
   }
 
-  /** Waits while the socket's buffer is over its high-water mark (a slow reader). */
+  /**
+   * Waits while the socket's buffer is over its high-water mark (a slow reader); gives the
+   * event loop back when a large result has kept it long enough (engine/context.ts), so that a
+   * fast reader's million rows do not keep other sessions waiting.
+   */
   private async pace(): Promise<void> {
+    if (yieldDue()) await yieldNow();
     if (this.closed || !this.socket.writableNeedDrain) return;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -762,8 +779,14 @@ export class Session {
 
   /** An engine statement: prepared at Parse (with `values` for its $n), or run from its parse tree (or a text paxd wrote). */
   private async engineQuery(stmt: AstNode | string, prepared: PreparedQuery | null, values: readonly Value[]): Promise<QueryResult> {
-    const options = { workMem: this.params!.workMem, timeZone: this.params!.timeZone };
-    return this.guarded(() => (prepared !== null ? prepared.execute(values) : typeof stmt === 'string' ? query(this.sdb, stmt, undefined, options) : queryParsed(this.sdb, stmt, options)));
+    return this.guarded((signal) => this.engineRun(stmt, prepared, values, signal));
+  }
+
+  /** The engine's run of a statement, which stops at its next interrupt point once `signal` aborts (engine/context.ts). */
+  private engineRun(stmt: AstNode | string, prepared: PreparedQuery | null, values: readonly Value[], signal: AbortSignal): Promise<QueryResult> {
+    const options = { workMem: this.params!.workMem, timeZone: this.params!.timeZone, signal };
+    if (prepared !== null) return prepared.execute(values, { signal });
+    return typeof stmt === 'string' ? query(this.sdb, stmt, undefined, options) : queryParsed(this.sdb, stmt, options);
   }
 
   /**
@@ -970,17 +993,32 @@ export class Session {
       const cols = stmt.columns === null ? '*' : stmt.columns.map(quoteIdent).join(', ');
       sql = `SELECT ${cols} FROM ${quoteIdent(stmt.table!)}`;
     }
-    const r = await this.engineQuery(sql, null, []);
-    const lines: (string | Buffer)[] = [];
-    if (f.binary) {
-      lines.push(binaryHeader());
-      for (const row of r.rows) lines.push(binaryRow(r.fields, row));
-      lines.push(binaryTrailer());
-    } else {
-      if (f.header) lines.push(formatRow(f, r.fields.map((x) => x.name)));
-      for (const row of textRows(r, this.params!.timeZone)) lines.push(formatRow(f, row));
-    }
-    return { ...NO_ROWS, tag: `COPY ${r.rows.length}`, copyOut: { columns: r.fields.length, binary: f.binary, lines } };
+    // Formatting the lines is part of the statement: cancel and statement_timeout stop it too.
+    return this.guarded(async (signal) => {
+      const r = await this.engineRun(sql, null, [], signal);
+      const lines: (string | Buffer)[] = [];
+      const point = async (i: number) => {
+        if ((i & 1023) !== 0) return;
+        signal.throwIfAborted();
+        if (yieldDue()) await yieldNow();
+      };
+      if (f.binary) {
+        lines.push(binaryHeader());
+        for (let i = 0; i < r.rows.length; i++) {
+          await point(i);
+          lines.push(binaryRow(r.fields, r.rows[i]!));
+        }
+        lines.push(binaryTrailer());
+      } else {
+        if (f.header) lines.push(formatRow(f, r.fields.map((x) => x.name)));
+        const text = textRows(r, this.params!.timeZone);
+        for (let i = 0; i < text.length; i++) {
+          await point(i);
+          lines.push(formatRow(f, text[i]!));
+        }
+      }
+      return { ...NO_ROWS, tag: `COPY ${r.rows.length}`, copyOut: { columns: r.fields.length, binary: f.binary, lines } };
+    });
   }
 
   private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {

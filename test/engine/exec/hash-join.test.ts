@@ -11,7 +11,7 @@ import { HashJoin, type HashJoinSpec } from '../../../src/engine/exec/hash-join.
 import type { RowBatch } from '../../../src/engine/exec/batch.js';
 
 /** Slot 0: the probe key; slot 1: the build key. */
-function join(type: PgType, probe: Value[], build: Value[], opts: Partial<HashJoinSpec> = {}): [Value, Value][] {
+async function join(type: PgType, probe: Value[], build: Value[], opts: Partial<HashJoinSpec> = {}): Promise<[Value, Value][]> {
   const spec: HashJoinSpec = {
     width: 2,
     probeSlots: [0],
@@ -27,7 +27,7 @@ function join(type: PgType, probe: Value[], build: Value[], opts: Partial<HashJo
   };
   const hj = new HashJoin(spec);
   hj.addBuild({ rows: build.length, cols: [[], build] });
-  hj.finishBuild();
+  await hj.finishBuild();
   const out: [Value, Value][] = [];
   const take = (b: RowBatch) => {
     for (let i = 0; i < b.rows; i++) out.push([b.cols[0]![i] ?? null, spec.semi ? null : (b.cols[1]![i] ?? null)]);
@@ -37,52 +37,52 @@ function join(type: PgType, probe: Value[], build: Value[], opts: Partial<HashJo
   return out;
 }
 
-test('numeric keys match by value, whatever their scale', () => {
-  assert.equal(join({ id: 'numeric' }, ['1.50', '-0.0', '2'], ['1.5', '0', '2.000', 'NaN']), [
+test('numeric keys match by value, whatever their scale', async () => {
+  assert.equal(await join({ id: 'numeric' }, ['1.50', '-0.0', '2'], ['1.5', '0', '2.000', 'NaN']), [
     ['1.50', '1.5'],
     ['-0.0', '0'],
     ['2', '2.000'],
   ]);
 });
 
-test('float keys: 0 = -0 and NaN = NaN; NULL matches nothing', () => {
-  assert.equal(join({ id: 'float8' }, [0, NaN, null, 1], [-0, NaN, null]), [
+test('float keys: 0 = -0 and NaN = NaN; NULL matches nothing', async () => {
+  assert.equal(await join({ id: 'float8' }, [0, NaN, null, 1], [-0, NaN, null]), [
     [0, -0],
     [NaN, NaN],
   ]);
 });
 
-test('bpchar keys ignore trailing blanks; duplicates give every pair, in build order', () => {
-  assert.equal(join({ id: 'bpchar', length: 3 }, ['a  '], ['a', 'b  ', 'a  ']), [
+test('bpchar keys ignore trailing blanks; duplicates give every pair, in build order', async () => {
+  assert.equal(await join({ id: 'bpchar', length: 3 }, ['a  '], ['a', 'b  ', 'a  ']), [
     ['a  ', 'a'],
     ['a  ', 'a  '],
   ]);
 });
 
-test('outer joins pad the side they keep with NULLs; semi-joins give each probe row once', () => {
+test('outer joins pad the side they keep with NULLs; semi-joins give each probe row once', async () => {
   const t: PgType = { id: 'int4' };
-  assert.equal(join(t, [1, 2, null], [1, 1, 3], { preserveProbe: true }), [
+  assert.equal(await join(t, [1, 2, null], [1, 1, 3], { preserveProbe: true }), [
     [1, 1],
     [1, 1],
     [2, null],
     [null, null],
   ]);
-  assert.equal(join(t, [1, 2], [1, 3, null], { preserveBuild: true }), [
+  assert.equal(await join(t, [1, 2], [1, 3, null], { preserveBuild: true }), [
     [1, 1],
     [null, 3],
     [null, null],
   ]);
-  assert.equal(join(t, [1, 2, 1], [1, 1, 1], { semi: true }), [
+  assert.equal(await join(t, [1, 2, 1], [1, 1, 1], { semi: true }), [
     [1, null],
     [1, null],
   ]);
 });
 
-test('a build side past the work memory fails with 53200', () => {
+test('a build side past the work memory fails with 53200', async () => {
   const t: PgType = { id: 'int4' };
   let code = '';
   try {
-    join(t, [1], Array.from({ length: 10000 }, (_v, i) => i), { workMem: 10000 });
+    await join(t, [1], Array.from({ length: 10000 }, (_v, i) => i), { workMem: 10000 });
   } catch (e) {
     code = (e as { code: string }).code;
   }
