@@ -95,6 +95,7 @@ export const SQLSTATE = {
   invalid_column_reference: '42P10',
   indeterminate_datatype: '42P18',
   // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
+  insufficient_resources: '53000',
   disk_full: '53100',
   out_of_memory: '53200',
   too_many_connections: '53300',

@@ -82,8 +82,12 @@ export interface SessionContext {
   readonly maxMessageSize: number;
   /** Milliseconds a client has to complete its startup and authentication (PostgreSQL's authentication_timeout). */
   readonly startupTimeoutMs: number;
-  /** Set when the connection must be refused once its StartupMessage arrives (53300 past max connections). */
-  readonly refuse?: PaxdError;
+  /**
+   * Asked once the client has authenticated, before AuthenticationOk: the server takes a
+   * connection slot, or answers why not (53300 past max connections). A client still in its
+   * startup holds no slot (server.ts).
+   */
+  readonly admit?: () => PaxdError | null;
   readonly auth: AuthConfig;
   /** Set when TLS is configured: SSLRequest is answered 'S'. */
   readonly tls: SecureContext | null;
@@ -236,6 +240,10 @@ export class Session {
 
   get processId(): number {
     return this.ctx.processId;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.raw.remoteAddress;
   }
 
   get secretKey(): number {
@@ -421,7 +429,6 @@ export class Session {
         this.close();
         return;
       case 'startup': {
-        if (this.ctx.refuse !== undefined) throw this.ctx.refuse;
         if (p.major !== 3) throw unsupportedProtocol(code);
         const user = p.params.get('user');
         if (user === undefined || user === '') throw noUser();
@@ -488,6 +495,8 @@ export class Session {
   }
 
   private authenticated(): void {
+    const refused = this.ctx.admit?.() ?? null;
+    if (refused !== null) throw refused;
     this.ctx.log?.info(
       { pid: this.ctx.processId, user: this.user, remote: this.raw.remoteAddress, tls: this.tlsActive, auth: this.auth?.kind ?? 'trust' },
       'wire: connection authorized',
