@@ -179,7 +179,9 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       .then((route) => o.metrics.httpRequests.inc({ route, status: String(res.statusCode) }))
       .catch((e: unknown) => {
         const { status, body } = errorBody(e);
-        if (status >= 500) o.log.error({ err: e, url: req.url }, 'http: request failed');
+        // 503 is the server saying "later" (in-flight bytes, shutdown): no failure of its own.
+        if (status >= 500 && status !== 503) o.log.error({ err: e, url: req.url }, 'http: request failed');
+        else if (status === 503) o.log.warn({ url: req.url, status, sqlstate: body.error.sqlstate, message: body.error.message }, 'http: request refused');
         else o.log.debug({ url: req.url, status, sqlstate: body.error.sqlstate }, 'http: request refused');
         o.metrics.httpRequests.inc({ route: 'error', status: String(status) });
         // A body not read to its end is not read at all: the answer says `Connection: close`
