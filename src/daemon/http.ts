@@ -69,9 +69,14 @@ export interface HttpServer {
 export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   const auth = new BasicAuth(o.auth);
   const inflight = new Inflight(o.maxInflightBodyBytes);
-  /** The body of a request, counted in flight until `done`. */
-  const body = (req: IncomingMessage, max: number): Body => {
+  /**
+   * The body of a request, counted in flight until `finish`. A client that sent `Expect:
+   * 100-continue` (curl does for bodies over 1 MB) is told to send it only now, once the
+   * request has passed authentication and the in-flight limit: a refused one never sends it.
+   */
+  const body = (req: IncomingMessage, res: ServerResponse, max: number): Body => {
     const reservation = inflight.admit(declaredLength(req));
+    if (/100-continue/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
     const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, reservation });
     bodies.set(b, reservation);
     return b;
@@ -118,7 +123,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       busy++;
       let b: Body | null = null;
       try {
-        await ingestBody(o, table, url, req, res, () => (b = body(req, o.maxBodyBytes)));
+        await ingestBody(o, table, url, req, res, () => (b = body(req, res, o.maxBodyBytes)));
       } finally {
         if (b !== null) finish(b);
         done();
@@ -129,7 +134,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       if (req.method !== 'POST') throw new HttpError(405, SQLSTATE.syntax_error, `${req.method} ${path}: use POST`);
       if (stopping) throw new HttpError(503, SQLSTATE.admin_shutdown, 'the server is shutting down');
       busy++;
-      const b = body(req, limit);
+      const b = body(req, res, limit);
       try {
         await runSql(o, req, res, b);
       } finally {
@@ -151,13 +156,20 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       return;
     }
     o.metrics.authFailures.inc({ protocol: 'http' });
-    o.log.warn({ protocol: 'http', user: r.user ?? undefined, remote, method: req.method, path }, r.user === null ? 'http: no valid credentials' : `http: password authentication failed for user "${r.user}"`);
+    o.log.warn(
+      { protocol: 'http', user: r.user ?? undefined, remote, method: req.method, path },
+      r.user === null ? 'http: no valid credentials' : `http: password authentication failed for user "${r.user}"`,
+    );
     if (o.authFailureDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, o.authFailureDelayMs));
       o.metrics.authDelaySeconds.inc(o.authFailureDelayMs / 1000);
     }
     res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
-    throw new HttpError(401, SQLSTATE.invalid_password, r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`);
+    throw new HttpError(
+      401,
+      SQLSTATE.invalid_password,
+      r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`,
+    );
   };
 
   const done = () => {
@@ -173,7 +185,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       requestTimeout: 0,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(o.headerTimeoutMs / 4))),
     },
-    (req, res) => {
+    onRequest,
+  );
+  // Expect: 100-continue is answered by the route, once it wants the body (above).
+  server.on('checkContinue', onRequest);
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     handle(req, res)
       .then((route) => o.metrics.httpRequests.inc({ route, status: String(res.statusCode) }))
@@ -191,8 +207,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
         else res.destroy();
       })
       .finally(() => o.log.trace({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http'));
-    },
-  );
+  }
   server.on('connection', (s) => {
     sockets.add(s);
     o.metrics.connections.inc({ protocol: 'http' });
@@ -252,10 +267,15 @@ function formatOfContentType(ct: string | undefined): Format | null {
 async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse, open: () => Body): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
-    throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`);
+    throw new HttpError(
+      415,
+      SQLSTATE.invalid_parameter_value,
+      `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`,
+    );
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   const compression = encoding === 'gzip' ? 'gzip' : encoding === 'zstd' ? 'zstd' : encoding === 'identity' ? null : undefined;
-  if (compression === undefined) throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
+  if (compression === undefined)
+    throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
   const onError = url.searchParams.get('on_error') ?? 'abort';
   if (onError !== 'abort' && onError !== 'skip') throw new HttpError(400, SQLSTATE.invalid_parameter_value, `on_error must be abort or skip, got "${onError}"`);
   const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
@@ -275,7 +295,10 @@ async function ingestBody(o: HttpOptions, table: string, url: URL, req: Incoming
   o.metrics.rowsRejected.inc({ source: 'http', table }, r.rowsRejected);
   o.metrics.bytesIngested.inc({ source: 'http', table }, body.bytes);
   o.metrics.commits.inc({ operation: 'ingest', table });
-  o.log.info({ table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes: body.bytes, snapshot: r.commit.snapshot.id }, `http: loaded ${r.rowsLoaded} rows into ${table}`);
+  o.log.info(
+    { table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes: body.bytes, snapshot: r.commit.snapshot.id },
+    `http: loaded ${r.rowsLoaded} rows into ${table}`,
+  );
   sendJson(res, 200, { table, rows: r.rowsLoaded, rejected: r.rowsRejected, snapshot: r.commit.snapshot.id });
 }
 
@@ -359,8 +382,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-/** How long a connection whose body was refused is drained before it is cut (see closeUnread). */
+/** A connection whose body was refused is drained until nothing arrived for this long (see closeUnread)… */
 const LINGER_MS = 2000;
+/** …and at most this long. */
+const LINGER_MAX_MS = 30_000;
 
 /**
  * `Connection: close` when the request's body has not been read to its end: the rest of it is
@@ -370,7 +395,8 @@ const LINGER_MS = 2000;
  * Closing a socket while the client is still sending makes the kernel answer with a reset,
  * which can destroy the answer before the client has read it (the reason for Apache's
  * lingering close). So once the answer is written, only the write side is ended (FIN), and
- * what still arrives is read and dropped for at most LINGER_MS before the socket is destroyed.
+ * what still arrives is read and dropped until the client has been quiet for LINGER_MS (it has
+ * read the answer and stopped), for LINGER_MAX_MS at most, before the socket is destroyed.
  */
 function closeUnread(res: ServerResponse): { Connection?: string } {
   const req = res.req;
@@ -380,9 +406,19 @@ function closeUnread(res: ServerResponse): { Connection?: string } {
   const socket = req.socket;
   // Node ends a `Connection: close` exchange with socket.destroySoon(): make that linger.
   socket.destroySoon = () => {
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    let idle = setTimeout(() => socket.destroy(), LINGER_MS);
+    const cap = setTimeout(() => socket.destroy(), LINGER_MAX_MS);
+    idle.unref();
+    cap.unref();
+    socket.on('data', () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => socket.destroy(), LINGER_MS);
+      idle.unref();
+    });
+    socket.once('close', () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+    });
     socket.end();
     req.resume();
     socket.resume();
@@ -401,7 +437,14 @@ function errorBody(e: unknown): { status: number; body: ErrorJson } {
     const status = statusOf(e);
     return {
       status,
-      body: { error: { sqlstate: e.code, message: e.message, ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) } },
+      body: {
+        error: {
+          sqlstate: e.code,
+          message: e.message,
+          ...(e.line !== undefined ? { line: e.line } : {}),
+          ...(e.column !== undefined ? { column: e.column } : {}),
+        },
+      },
     };
   }
   return { status: 500, body: { error: { sqlstate: SQLSTATE.internal_error, message: e instanceof Error ? e.message : String(e) } } };
@@ -414,6 +457,8 @@ function statusOf(e: PaxdError): number {
     case 'usage':
     case 'unsupported':
       return 400;
+    case 'privilege':
+      return 403;
     case 'not_found':
       return 404;
     case 'exists':

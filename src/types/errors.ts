@@ -17,6 +17,7 @@ export type ErrorKind =
   | 'exists' // the thing to create is already there
   | 'unsupported' // a feature paxd does not have (0A000)
   | 'usage' // bad flags or arguments
+  | 'privilege' // not allowed to this user (42501)
   | 'internal'; // a bug: an assertion that failed
 
 /**

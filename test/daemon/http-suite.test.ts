@@ -130,7 +130,7 @@ test('unauthenticated requests get 401 and their bodies are not loaded', async (
     ['POST', '/v1/sql'],
     ['GET', '/metrics'],
     ['GET', '/nowhere'],
-  ]) {
+  ] as const) {
     const r = await fetch(`${s.base}${path}`, { method, headers: { 'Content-Type': 'text/csv' }, ...(method === 'POST' ? { body: 'id,name,v\n1,a,2\n' } : {}) });
     assert.is(r.status, 401, `${method} ${path}`);
     assert.is(((await r.json()) as { error: { sqlstate: string } }).error.sqlstate, '28P01');
@@ -166,8 +166,12 @@ async function upload(i: number, declare: boolean): Promise<number> {
     const body = csvRows(UPLOAD_BYTES, first);
     const answer = await new Promise<{ status: number; retryAfter: string | undefined; text: string }>((resolve, reject) => {
       const headers: Record<string, string> = { 'Content-Type': 'text/csv', Authorization: AUTH };
-      if (declare) headers['Content-Length'] = String(body.length);
-      else headers['Transfer-Encoding'] = 'chunked';
+      // With a length, as curl sends a large body: Expect: 100-continue, the body only once
+      // the server wants it. Chunked: sent at once, cut by a 503 when past the budget.
+      if (declare) {
+        headers['Content-Length'] = String(body.length);
+        headers.Expect = '100-continue';
+      } else headers['Transfer-Encoding'] = 'chunked';
       let answered: { status: number; retryAfter: string | undefined; text: string } | null = null;
       const req = request({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/v1/tables/t/rows?header=false', headers }, (res) => {
         const a = { status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], text: '' };
@@ -183,7 +187,8 @@ async function upload(i: number, declare: boolean): Promise<number> {
       body.stream.on('error', reject);
       // An answer before the end (503): stop sending.
       req.on('response', () => body.stream.unpipe(req));
-      body.stream.pipe(req);
+      if (declare) req.on('continue', () => body.stream.pipe(req));
+      else body.stream.pipe(req);
     });
     if (answer.status === 503) {
       busy++;

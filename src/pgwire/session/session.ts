@@ -961,7 +961,7 @@ export class Session {
 
   /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
     const f = copyFormat(stmt.options, 'to');
     let sql: AstNode | string;
     if (stmt.queryAst !== null) sql = stmt.queryAst;
@@ -983,7 +983,7 @@ export class Session {
   }
 
   private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
     const format = copyFormat(stmt.options);
     // In a transaction block the rows go to its write set (./transaction.ts writeSetTable).
     const tx = this.tx;
@@ -1243,12 +1243,21 @@ function startupOptions(options: string): [string, string][] {
   return out;
 }
 
-function copyFileRefused(direction: 'from' | 'to'): PaxdError {
-  return new PaxdError(
-    'unsupported',
-    SQLSTATE.feature_not_supported,
-    `COPY ${direction === 'from' ? 'FROM a file or program' : 'TO a file or program'} is not supported: use COPY … ${direction === 'from' ? 'FROM STDIN' : 'TO STDOUT'} (psql's \\copy)`,
-  );
+/**
+ * COPY to or from a server file or program: what PostgreSQL answers a user who is neither
+ * superuser nor in pg_read_server_files / pg_write_server_files / pg_execute_server_program
+ * (copy.c DoCopy), which every paxd user is (is_superuser is off): the wire never reaches the
+ * daemon's files (issue #18, "Paths stay inside the store").
+ */
+function copyFileRefused(direction: 'from' | 'to', program: boolean): PaxdError {
+  const message = program
+    ? 'must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program'
+    : direction === 'from'
+      ? 'must be superuser or have privileges of the pg_read_server_files role to COPY from a file'
+      : 'must be superuser or have privileges of the pg_write_server_files role to COPY to a file';
+  return new PaxdError('privilege', SQLSTATE.insufficient_privilege, message, {
+    hint: "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.",
+  });
 }
 
 function quoteIdent(name: string): string {
