@@ -237,7 +237,14 @@ export class Body implements AsyncIterable<Uint8Array> {
   private arm(): void {
     this.disarm();
     if (this.limits.idleMs <= 0) return;
-    this.timer = setTimeout(() => this.fail(timedOut(this.received, this.limits.idleMs)), this.limits.idleMs);
+    const at = this.received;
+    this.timer = setTimeout(() => {
+      // A busy event loop runs timers before it reads sockets: bytes may be waiting. The poll
+      // phase reads them before setImmediate callbacks run; only then is the client late.
+      setImmediate(() => {
+        if (this.received === at && this.timer !== null) this.fail(timedOut(this.received, this.limits.idleMs));
+      });
+    }, this.limits.idleMs);
     this.timer.unref();
   }
 

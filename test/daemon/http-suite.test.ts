@@ -28,8 +28,9 @@ const UPLOAD_BYTES = SOAK ? 100 * 1024 * 1024 : 2 * 1024 * 1024;
 const INFLIGHT = SOAK ? 256 * 1024 * 1024 : 6 * 1024 * 1024;
 /** The daemon's peak RSS must stay under this (the uploads alone are 5 GB in the soak). */
 const RSS_BOUND = SOAK ? 1536 * 1024 * 1024 : 1024 * 1024 * 1024;
-const HEADER_TIMEOUT_MS = 1000;
-const BODY_TIMEOUT_MS = 1000;
+// Short, to see them work; under the soak's load a second without a byte is too likely.
+const HEADER_TIMEOUT_MS = SOAK ? 5000 : 1000;
+const BODY_TIMEOUT_MS = SOAK ? 5000 : 1000;
 
 const USER = 'loader';
 const PASSWORD = 'suite pw';
