@@ -204,7 +204,7 @@ export class Daemon {
 /** Says where the generated password is (never the password itself), on standard output and in the log. */
 function reportBootstrap(b: Bootstrap, log: Logger, out: (s: string) => void): void {
   if (b.created) {
-    out(`paxd: no users configured: created superuser "${b.user}" with a generated password, in ${b.passwordFile} (mode 0600; configure users with --users, or ask for --auth trust on loopback)\n`);
+    out(`paxd: no users configured: created user "${b.user}" with a generated password, in ${b.passwordFile} (mode 0600; configure users with --users, or ask for --auth trust on loopback)\n`);
     log.info({ user: b.user, password_file: b.passwordFile }, `auth: no users configured: created user "${b.user}", password in ${b.passwordFile}`);
   } else {
     const where = b.password !== null ? `password in ${b.passwordFile}` : `password file ${b.passwordFile} removed`;

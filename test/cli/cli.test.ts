@@ -133,7 +133,7 @@ test('serve: psql queries the store over the wire with the generated password; S
     });
     // No users configured: the "paxd" user's password was generated into the store's folder.
     const file = join(dir, '.paxd-password');
-    assert.match(stdout, `created superuser "paxd" with a generated password, in ${file}`);
+    assert.match(stdout, `created user "paxd" with a generated password, in ${file}`);
     const psql = (password: string | null) =>
       spawnSync('psql', ['-X', '-w', '-v', 'ON_ERROR_STOP=1', '-At', '-h', '127.0.0.1', '-p', String(port), '-U', 'paxd', '-d', 'paxd', '-c', 'select count(*), max(id) from people'], {
         encoding: 'utf8',

@@ -55,7 +55,7 @@ test('a fresh paxd serve with no flags: generated password (0600, path printed),
   const s = await serveCli(data, ['--listen', '127.0.0.1:0'], {}, { trust: false });
   let password: string;
   try {
-    assert.match(s.out(), `paxd: no users configured: created superuser "paxd" with a generated password, in ${file} (mode 0600`);
+    assert.match(s.out(), `paxd: no users configured: created user "paxd" with a generated password, in ${file} (mode 0600`);
     assert.is(statSync(file).mode & 0o777, 0o600, 'password file mode');
     assert.is(statSync(join(data, '.paxd-users.json')).mode & 0o777, 0o600, 'users file mode');
     password = readFileSync(file, 'utf8').trim();

@@ -40,7 +40,7 @@ interface Refusal {
 }
 
 async function refusal(host: string, port: number, user: string, sql: string): Promise<Refusal | 'ok'> {
-  const c = new pg.Client({ host, port, user, database: host === '127.0.0.1' && port === srv.port ? 'paxd' : 'postgres' });
+  const c = new pg.Client({ host, port, user, database: port === postgres.port ? 'postgres' : 'paxd' });
   await c.connect();
   try {
     await c.query(sql);
@@ -73,6 +73,23 @@ test('COPY FROM/TO a server file or program: 42501 as PostgreSQL answers a non-s
   assert.not.ok(existsSync(out), 'no file written');
   // STDIN and STDOUT stay open to anyone.
   assert.is(await refusal('127.0.0.1', srv.port, ROLE, 'COPY paths_t TO STDOUT'), 'ok');
+});
+
+test('table names never reach outside the store: CREATE, SELECT, INSERT, DROP of "../x" fail, and no file appears', async () => {
+  const root = tempDir();
+  const own = await Database.open(join(root, 'store'));
+  const server = await startServer({ db: own, port: 0, auth: { method: 'trust' } });
+  try {
+    for (const sql of ['CREATE TABLE "../escaped" (id int4)', 'CREATE TABLE "a/b" (id int4)', 'SELECT * FROM "../../etc"', 'INSERT INTO "../escaped" VALUES (1)', 'DROP TABLE "../escaped"', 'CREATE TABLE ".hidden" (id int4)']) {
+      const r = await refusal('127.0.0.1', server.port, 'u', sql);
+      assert.not.equal(r, 'ok', sql);
+      assert.ok(['22023', '42P01', '42602'].includes((r as Refusal).code), `${sql}: ${JSON.stringify(r)}`);
+    }
+    assert.not.ok(existsSync(join(root, 'escaped')), 'nothing beside the store');
+  } finally {
+    await server.close();
+    await own.close();
+  }
 });
 
 test.run();
