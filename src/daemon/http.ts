@@ -22,7 +22,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from '../table/index.js';
-import { PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
+import { type PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
 import { streamInput, type Format } from '../insert/readers.js';
 import { query, textRows, commandTag } from '../engine/index.js';

@@ -28,7 +28,7 @@
  * reaches `.done/` with rejects that were not kept. Temporary files (`.failed/.*.tmp`) are
  * removed when a load fails and at start.
  */
-import { lstat, readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Database, Table } from '../table/index.js';
