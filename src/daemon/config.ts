@@ -61,15 +61,36 @@ export interface DaemonConfig {
   max_connections: number;
   /** Largest HTTP request body (bytes). */
   max_body_bytes: number;
+  /**
+   * Most bytes of HTTP request bodies being received at once, over all requests (Content-Length
+   * reserved as a request starts, chunked bodies counted as they arrive); past it, 503 with
+   * Retry-After.
+   */
+  max_inflight_body_bytes: number;
+  /** An HTTP request's headers must have arrived this long after its first byte (ms), else 408. */
+  http_header_timeout_ms: number;
+  /** The most an HTTP request body may go without a byte arriving (ms), else 408. */
+  http_body_timeout_ms: number;
+  /**
+   * A wire client has this long to finish its startup (SSL negotiation, startup packet,
+   * authentication) before it is disconnected, holding no connection slot meanwhile
+   * (PostgreSQL's authentication_timeout; a bare number is seconds, as there). Kept in ms.
+   */
+  authentication_timeout: number;
+  /**
+   * Where the generated password of the `paxd` user is kept when no users are configured
+   * (./bootstrap.ts); null: the store's folder, or for an S3 store a local folder named after it.
+   */
+  state_dir: string | null;
   log_level: LogLevel;
-  /** User name → SCRAM-SHA-256 verifier. Empty: no authentication (loopback only). */
+  /** User name → SCRAM-SHA-256 verifier. Empty, with no users_file: the generated `paxd` user (./bootstrap.ts). */
   users: Record<string, string>;
   /**
    * A JSON users file (`{"users": {…}, "method"?: …}` or just the users object; SCRAM-SHA-256 or
    * md5 verifiers), added to `users`. Wire server and HTTP API check passwords against both.
    */
   users_file: string | null;
-  /** scram-sha-256 (default with users), md5, or trust (default without users; loopback only). */
+  /** scram-sha-256 (the default), md5, or trust (only when asked for, and only on loopback). */
   auth_method: AuthMethod | null;
   /** A failed HTTP login is answered (401) after this long, as PostgreSQL's auth_delay (ms; 0: at once). */
   auth_failure_delay_ms: number;
@@ -106,6 +127,8 @@ type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fra
  */
 const ms = (key: string): UnitSetting => paxdSetting(key, 'ms');
 const bytes = (key: string): UnitSetting => paxdSetting(key, 'B', 1);
+/** PostgreSQL's authentication_timeout: seconds, 1 s to 10 min (guc.c). */
+const AUTHENTICATION_TIMEOUT = paxdSetting('authentication_timeout', 's', 1, 600);
 
 /** The keys, their kinds and defaults: the closed set a config file may hold. */
 const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonConfig[K]; flag?: string; unit?: UnitSetting } } = {
@@ -128,6 +151,11 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
   max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
+  max_inflight_body_bytes: { kind: 'bytes', default: 256 * 1024 * 1024, unit: bytes('max_inflight_body_bytes') },
+  http_header_timeout_ms: { kind: 'duration', default: 20_000, unit: paxdSetting('http_header_timeout_ms', 'ms', 1) },
+  http_body_timeout_ms: { kind: 'duration', default: 30_000, unit: paxdSetting('http_body_timeout_ms', 'ms', 1) },
+  authentication_timeout: { kind: 'duration', default: 60_000, unit: AUTHENTICATION_TIMEOUT, flag: '--authentication-timeout' },
+  state_dir: { kind: 'path?', default: null, flag: '--state-dir' },
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
   users: { kind: 'users', default: {} },
   users_file: { kind: 'path?', default: null, flag: '--users' },
@@ -214,6 +242,7 @@ export function printableConfig(c: DaemonConfig): string {
         users: masked,
         // In PostgreSQL's units, so that the printed file reads back the same (a bare work_mem is kB).
         work_mem: formatSetting(WORK_MEM, c.work_mem / 1024),
+        authentication_timeout: formatSetting(AUTHENTICATION_TIMEOUT, Math.round(c.authentication_timeout / 1000)),
         mirror: c.mirror === null ? null : maskUrl(c.mirror),
         mirror_password: c.mirror_password === null ? null : '********',
       },

@@ -21,7 +21,7 @@ import { startHttp, type HttpServer } from './http.js';
 import { Inbox } from './inbox.js';
 import { Maintenance } from './maintenance.js';
 import { CountedStore } from './store-metrics.js';
-import { Spool } from './spool.js';
+import { bootstrapUser, stateDir, type Bootstrap } from './bootstrap.js';
 import { openStore } from '../storage/index.js';
 import { MirrorSync, mirrorOptions, maskUrl } from '../mirror/index.js';
 
@@ -65,11 +65,21 @@ export class Daemon {
     const log = deps.log ?? createLogger(config.log_level);
     const out = deps.out ?? ((s: string) => process.stdout.write(s));
     const metrics = new DaemonMetrics();
-    // One users source for both doors: the config's users, the users file, the method.
-    const auth = serveAuthConfig(config.users, config.users_file ?? undefined, config.auth_method ?? undefined);
-    if (config.http !== 'off' && auth.method === 'trust') {
+    // One users source for both doors: the config's users, the users file, the method; with
+    // none of them, the generated `paxd` user (./bootstrap.ts): nothing is open by default.
+    let auth = serveAuthConfig(config.users, config.users_file ?? undefined, config.auth_method ?? undefined);
+    const generated = auth.method !== 'trust' && Object.keys(auth.users ?? {}).length === 0 && (config.listen !== 'off' || config.http !== 'off');
+    // HTTP Basic carries the password itself, in the clear without TLS: off loopback, only for
+    // users someone configured (not the generated one), and never for trust.
+    if (config.http !== 'off' && (auth.method === 'trust' || generated)) {
       const { host } = parseListen(config.http);
-      if (!isLoopback(host)) throw httpOpenNotLoopback(host);
+      if (!isLoopback(host)) throw httpOpenNotLoopback(host, auth.method === 'trust');
+    }
+    let bootstrap: Bootstrap | null = null;
+    if (generated) {
+      bootstrap = await bootstrapUser(stateDir(config.store, config.state_dir));
+      auth = { ...auth, users: { [bootstrap.user]: bootstrap.verifier } };
+      reportBootstrap(bootstrap, log, out);
     }
     // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
     const store = await openStore(config.store);
@@ -82,7 +92,8 @@ export class Daemon {
       if (config.listen !== 'off') {
         const { host, port } = parseListen(config.listen);
         const start: StartWire =
-          deps.startWire ?? ((d, h, p, c, w) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, auth: w.auth, log: w.log, workMem: c.work_mem }));
+          deps.startWire ??
+          ((d, h, p, c, w) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, startupTimeoutMs: c.authentication_timeout, auth: w.auth, log: w.log, workMem: c.work_mem }));
         wire = await start(db, host, port, config, { auth, log: wireLog(log, metrics) });
         const w = wire;
         metrics.wireConnections = () => w.connections();
@@ -91,16 +102,16 @@ export class Daemon {
       }
       if (config.http !== 'off') {
         const { host, port } = parseListen(config.http);
-        const { spool, swept } = await Spool.open(store);
-        if (swept.length > 0) log.info({ spool: spool.root, swept }, `http: removed ${swept.length} request bodies left by a daemon that died`);
         http = await startHttp({
-          spool,
           db,
           host,
           port,
           auth,
           authFailureDelayMs: config.auth_failure_delay_ms,
           maxBodyBytes: config.max_body_bytes,
+          maxInflightBodyBytes: config.max_inflight_body_bytes,
+          headerTimeoutMs: config.http_header_timeout_ms,
+          bodyTimeoutMs: config.http_body_timeout_ms,
           csvHeader: config.csv_header,
           log,
           metrics,
@@ -159,7 +170,10 @@ export class Daemon {
       metrics,
     );
     maintenance.start();
-    const mirror = config.mirror === null ? null : startMirror(config, db, wire, log, metrics);
+    // The mirror logs in as the generated user with its password, unless told another.
+    const mirrorConfig =
+      config.mirror_password === null && bootstrap?.password != null && config.mirror_user === bootstrap.user ? { ...config, mirror_password: bootstrap.password } : config;
+    const mirror = config.mirror === null ? null : startMirror(mirrorConfig, db, wire, log, metrics);
     accepting = true;
     log.info({ inbox: config.inbox, http: config.http, listen: config.listen }, 'paxd: ready');
     return new Daemon(config, db, log, metrics, wire, http, inbox, maintenance, mirror);
@@ -188,12 +202,27 @@ export class Daemon {
   }
 }
 
-/** `--http` on an address others can reach, with nobody to authenticate. */
-function httpOpenNotLoopback(host: string): PaxdError {
+/** Says where the generated password is (never the password itself), on standard output and in the log. */
+function reportBootstrap(b: Bootstrap, log: Logger, out: (s: string) => void): void {
+  if (b.created) {
+    out(`paxd: no users configured: created user "${b.user}" with a generated password, in ${b.passwordFile} (mode 0600; configure users with --users, or ask for --auth trust on loopback)\n`);
+    log.info({ user: b.user, password_file: b.passwordFile }, `auth: no users configured: created user "${b.user}", password in ${b.passwordFile}`);
+  } else {
+    const where = b.password !== null ? `password in ${b.passwordFile}` : `password file ${b.passwordFile} removed`;
+    out(`paxd: no users configured: user "${b.user}" (generated; ${where})\n`);
+    log.info({ user: b.user, password_file: b.passwordFile }, `auth: no users configured: user "${b.user}" (generated; ${where})`);
+  }
+  for (const f of b.tooOpen) log.warn({ file: f }, `auth: ${f} is readable by others than its owner: chmod 600 ${f}`);
+}
+
+/** `--http` on an address others can reach, with trust or with only the generated user. */
+function httpOpenNotLoopback(host: string, trust: boolean): PaxdError {
   return new PaxdError(
     'usage',
     SQLSTATE.invalid_parameter_value,
-    `refusing to serve HTTP on ${host} without authentication: an open HTTP API is allowed only on a loopback address (127.0.0.1, ::1, localhost); configure users (--users FILE, users in the config file, or PAXD_USERS) to serve elsewhere`,
+    trust
+      ? `refusing to serve HTTP on ${host} with trust authentication: trust is allowed only on a loopback address (127.0.0.1, ::1, localhost)`
+      : `refusing to serve HTTP on ${host} without configured users: off loopback, the HTTP API needs users configured (--users FILE, users in the config file, or PAXD_USERS), not only the generated "paxd" user`,
   );
 }
 

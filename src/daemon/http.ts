@@ -10,35 +10,30 @@
  *                              {"fields", "rows"} (PostgreSQL text values) with Accept: application/json
  *
  * Errors are JSON `{"error": {"sqlstate", "message", "line"?, "column"?}}` with a 4xx status
- * for the client's mistakes (5xx for the server's). A body is received whole (spooled to a
- * file of ./spool.ts, bounded by `max_body_bytes`) before anything is loaded: a truncated body
- * (fewer bytes than Content-Length, or a chunked body cut off) fails with 400 and commits
- * nothing; a malformed one fails in the reader, before the commit, with its SQLSTATE.
+ * for the client's mistakes (5xx for the server's). A body streams into its load as the load
+ * reads it (./body.ts: backpressure, bounded by `max_body_bytes`, `http_body_timeout_ms` and,
+ * over all requests, `max_inflight_body_bytes`); the load commits only once the body has
+ * arrived whole: a truncated body (fewer bytes than Content-Length, or a chunked body cut off)
+ * fails with 400 and commits nothing, and so does a malformed one, with its SQLSTATE. Headers
+ * must arrive within `http_header_timeout_ms` (408).
  *
  * With users configured, every route but /health and /ready needs HTTP Basic credentials
  * that match a user's SCRAM verifier (./auth.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
 import type { Database } from '../table/index.js';
-import { PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
+import { type PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
-import type { Format } from '../insert/readers.js';
+import { streamInput, type Format } from '../insert/readers.js';
 import { query, textRows, commandTag } from '../engine/index.js';
 import { resultToArrowIpc } from './arrow-out.js';
 import { BasicAuth } from './auth.js';
-import type { Spool } from './spool.js';
+import { Body, HttpError, Inflight, MAX_SQL_BYTES, declaredLength, tooLarge } from './body.js';
 import type { AuthConfig } from '../pgwire/index.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';
 
 export const ARROW_STREAM_TYPE = 'application/vnd.apache.arrow.stream';
-/** SQL text longer than this is refused (413). */
-const MAX_SQL_BYTES = 16 * 1024 * 1024;
 
 export interface HttpOptions {
   db: Database;
@@ -48,9 +43,13 @@ export interface HttpOptions {
   auth: AuthConfig;
   /** A failed login's 401 waits this long (ms). */
   authFailureDelayMs: number;
-  /** Where bodies wait before they are loaded (./spool.ts). */
-  spool: Spool;
   maxBodyBytes: number;
+  /** Body bytes in flight over all requests; past it, 503 (./body.ts Inflight). */
+  maxInflightBodyBytes: number;
+  /** Headers must have arrived this long after a request's first byte (ms), else 408. */
+  headerTimeoutMs: number;
+  /** A body may go this long without a byte (ms), else 408. */
+  bodyTimeoutMs: number;
   csvHeader: boolean;
   log: Logger;
   metrics: DaemonMetrics;
@@ -67,18 +66,27 @@ export interface HttpServer {
   close(force?: boolean): Promise<void>;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly sqlstate: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   const auth = new BasicAuth(o.auth);
+  const inflight = new Inflight(o.maxInflightBodyBytes);
+  /**
+   * The body of a request, counted in flight until `finish`. A client that sent `Expect:
+   * 100-continue` (curl does for bodies over 1 MB) is told to send it only now, once the
+   * request has passed authentication and the in-flight limit: a refused one never sends it.
+   */
+  const body = (req: IncomingMessage, res: ServerResponse, max: number): Body => {
+    const reservation = inflight.admit(declaredLength(req));
+    if (/100-continue/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
+    const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, reservation });
+    bodies.set(b, reservation);
+    return b;
+  };
+  const bodies = new Map<Body, { release(): void }>();
+  const finish = (b: Body): void => {
+    b.close();
+    bodies.get(b)?.release();
+    bodies.delete(b);
+  };
   let busy = 0;
   let stopping = false;
   let drained: (() => void) | null = null;
@@ -111,10 +119,13 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
     if (rows !== null) {
       if (req.method !== 'POST') throw new HttpError(405, SQLSTATE.syntax_error, `${req.method} ${path}: use POST`);
       if (stopping) throw new HttpError(503, SQLSTATE.admin_shutdown, 'the server is shutting down');
+      const table = decodePathSegment(rows[1]!);
       busy++;
+      let b: Body | null = null;
       try {
-        await ingestBody(o, decodePathSegment(rows[1]!), url, req, res);
+        await ingestBody(o, table, url, req, res, () => (b = body(req, res, o.maxBodyBytes)));
       } finally {
+        if (b !== null) finish(b);
         done();
       }
       return 'rows';
@@ -123,9 +134,11 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       if (req.method !== 'POST') throw new HttpError(405, SQLSTATE.syntax_error, `${req.method} ${path}: use POST`);
       if (stopping) throw new HttpError(503, SQLSTATE.admin_shutdown, 'the server is shutting down');
       busy++;
+      const b = body(req, res, limit);
       try {
-        await runSql(o, req, res, limit);
+        await runSql(o, req, res, b);
       } finally {
+        finish(b);
         done();
       }
       return 'sql';
@@ -143,13 +156,20 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       return;
     }
     o.metrics.authFailures.inc({ protocol: 'http' });
-    o.log.warn({ protocol: 'http', user: r.user ?? undefined, remote, method: req.method, path }, r.user === null ? 'http: no valid credentials' : `http: password authentication failed for user "${r.user}"`);
+    o.log.warn(
+      { protocol: 'http', user: r.user ?? undefined, remote, method: req.method, path },
+      r.user === null ? 'http: no valid credentials' : `http: password authentication failed for user "${r.user}"`,
+    );
     if (o.authFailureDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, o.authFailureDelayMs));
       o.metrics.authDelaySeconds.inc(o.authFailureDelayMs / 1000);
     }
     res.setHeader('WWW-Authenticate', 'Basic realm="paxd", charset="UTF-8"');
-    throw new HttpError(401, SQLSTATE.invalid_password, r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`);
+    throw new HttpError(
+      401,
+      SQLSTATE.invalid_password,
+      r.user === null ? 'authentication required: HTTP Basic credentials of a paxd user' : `password authentication failed for user "${r.user}"`,
+    );
   };
 
   const done = () => {
@@ -157,22 +177,37 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
     if (busy === 0) drained?.();
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(
+    {
+      // Slow headers (slowloris) are cut off by Node (408); bodies by ./body.ts, which knows
+      // a client that is slow from a load that makes it wait.
+      headersTimeout: o.headerTimeoutMs,
+      requestTimeout: 0,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(o.headerTimeoutMs / 4))),
+    },
+    onRequest,
+  );
+  // Expect: 100-continue is answered by the route, once it wants the body (above).
+  server.on('checkContinue', onRequest);
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     handle(req, res)
       .then((route) => o.metrics.httpRequests.inc({ route, status: String(res.statusCode) }))
       .catch((e: unknown) => {
         const { status, body } = errorBody(e);
-        if (status >= 500) o.log.error({ err: e, url: req.url }, 'http: request failed');
+        // 503 is the server saying "later" (in-flight bytes, shutdown): no failure of its own.
+        if (status >= 500 && status !== 503) o.log.error({ err: e, url: req.url }, 'http: request failed');
+        else if (status === 503) o.log.warn({ url: req.url, status, sqlstate: body.error.sqlstate, message: body.error.message }, 'http: request refused');
         else o.log.debug({ url: req.url, status, sqlstate: body.error.sqlstate }, 'http: request refused');
         o.metrics.httpRequests.inc({ route: 'error', status: String(status) });
         // A body not read to its end is not read at all: the answer says `Connection: close`
         // and the connection ends once it is written (closeUnread).
+        if (e instanceof HttpError) for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
         if (!res.headersSent) sendJson(res, status, body);
         else res.destroy();
       })
       .finally(() => o.log.trace({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http'));
-  });
+  }
   server.on('connection', (s) => {
     sockets.add(s);
     o.metrics.connections.inc({ protocol: 'http' });
@@ -229,106 +264,42 @@ function formatOfContentType(ct: string | undefined): Format | null {
   }
 }
 
-const EXTENSION: Record<Format, string> = { arrow: 'arrows', csv: 'csv', text: 'txt', ndjson: 'ndjson', parquet: 'parquet' };
-
-async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse, open: () => Body): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
-    throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`);
+    throw new HttpError(
+      415,
+      SQLSTATE.invalid_parameter_value,
+      `unsupported Content-Type "${req.headers['content-type'] ?? ''}": use ${ARROW_STREAM_TYPE}, text/csv or application/x-ndjson`,
+    );
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const compression = encoding === 'gzip' ? '.gz' : encoding === 'zstd' ? '.zst' : encoding === 'identity' ? '' : null;
-  if (compression === null) throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
+  const compression = encoding === 'gzip' ? 'gzip' : encoding === 'zstd' ? 'zstd' : encoding === 'identity' ? null : undefined;
+  if (compression === undefined)
+    throw new HttpError(415, SQLSTATE.invalid_parameter_value, `unsupported Content-Encoding "${encoding}": use gzip, zstd or none`);
   const onError = url.searchParams.get('on_error') ?? 'abort';
   if (onError !== 'abort' && onError !== 'skip') throw new HttpError(400, SQLSTATE.invalid_parameter_value, `on_error must be abort or skip, got "${onError}"`);
   const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
   const header = headerParam === undefined || headerParam === null ? o.csvHeader : headerParam === 'true' || headerParam.toLowerCase() === 'present';
   const t = await o.db.table(table);
-  const dir = await o.spool.dir();
-  const body = join(dir, `body.${EXTENSION[format]}${compression}`);
-  let bytes: number;
+  // Opened once the request is known to be good: only then does it count in flight.
+  const body = open();
   let r: Awaited<ReturnType<typeof ingestFiles>>;
   try {
-    bytes = await spool(req, body, o.maxBodyBytes);
-    r = await ingestFiles(t, [body], { format, onError, csv: { header }, summary: { operation: 'http' } }).catch((e: unknown) => {
-      throw renamed(e, body, 'request body');
-    });
-  } finally {
-    // Before the answer: once the client has it, nothing of its request is left on disk.
-    await rm(dir, { recursive: true, force: true });
+    // The load reads the body as it arrives; it commits only after the body's last byte.
+    r = await ingestFiles(t, [streamInput('request body', body, compression)], { format, onError, csv: { header }, summary: { operation: 'http' } });
+  } catch (e) {
+    // A broken limit (413, 408, 400 cut short, 503), however the reader reported it.
+    throw body.failure ?? e;
   }
   o.metrics.rowsIngested.inc({ source: 'http', table }, r.rowsLoaded);
   o.metrics.rowsRejected.inc({ source: 'http', table }, r.rowsRejected);
-  o.metrics.bytesIngested.inc({ source: 'http', table }, bytes);
+  o.metrics.bytesIngested.inc({ source: 'http', table }, body.bytes);
   o.metrics.commits.inc({ operation: 'ingest', table });
-  o.log.info({ table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes, snapshot: r.commit.snapshot.id }, `http: loaded ${r.rowsLoaded} rows into ${table}`);
+  o.log.info(
+    { table, rows: r.rowsLoaded, rejected: r.rowsRejected, bytes: body.bytes, snapshot: r.commit.snapshot.id },
+    `http: loaded ${r.rowsLoaded} rows into ${table}`,
+  );
   sendJson(res, 200, { table, rows: r.rowsLoaded, rejected: r.rowsRejected, snapshot: r.commit.snapshot.id });
-}
-
-/** Writes the request body to `path`; fails with 400 if it is cut short, 413 if too large. */
-async function spool(req: IncomingMessage, path: string, max: number): Promise<number> {
-  const file = createWriteStream(path);
-  // Without a listener, an error of a write still in flight when the file is destroyed
-  // (the body refused meanwhile) would end the process.
-  let failed: unknown = null;
-  file.on('error', (e) => (failed ??= e));
-  try {
-    const n = await receive(req, max, (chunk) => {
-      if (failed !== null) return Promise.reject(failed);
-      return file.write(chunk) ? undefined : once(file, 'drain').then(() => undefined);
-    });
-    file.end();
-    await finished(file);
-    return n;
-  } finally {
-    file.destroy();
-  }
-}
-
-/**
- * Reads a request body into `sink`, chunk by chunk (waiting when the sink asks to); resolves
- * with its length once it has all arrived. Fails with 413 past `max` bytes, and with 400 when
- * the body is cut short. On failure the request is left paused, not destroyed: destroying it
- * would destroy the socket before the answer is written (see closeUnread).
- */
-function receive(req: IncomingMessage, max: number, sink: (chunk: Buffer) => Promise<void> | undefined): Promise<number> {
-  const declared = declaredLength(req);
-  if (declared !== null && declared > max) return Promise.reject(tooLarge(max, declared));
-  // The client may have gone while the route was getting ready ('close' was then missed).
-  if (req.destroyed) return Promise.reject(truncated(0, declared));
-  return new Promise<number>((resolve, reject) => {
-    let n = 0;
-    let settled = false;
-    const settle = (e: unknown) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
-      req.pause();
-      if (e === null) resolve(n);
-      else reject(e);
-    };
-    const onData = (chunk: Buffer) => {
-      n += chunk.byteLength;
-      if (n > max) return settle(tooLarge(max, null));
-      const wait = sink(chunk);
-      if (wait === undefined) return;
-      req.pause();
-      wait.then(() => !settled && req.resume(), settle);
-    };
-    const onEnd = () => settle(req.complete && (declared === null || n === declared) ? null : truncated(n, declared));
-    const onClose = () => settle(truncated(n, declared));
-    req.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
-  });
-}
-
-/** 413 for a body over `max` bytes (declared by Content-Length, or counted as it arrived). */
-function tooLarge(max: number, declared: number | null): HttpError {
-  return new HttpError(413, SQLSTATE.program_limit_exceeded, `request body ${declared !== null ? `of ${declared} bytes ` : ''}is larger than the limit of ${max} bytes (max_body_bytes; SQL text at most ${MAX_SQL_BYTES})`);
-}
-
-/** The Content-Length of a request, or null for none (chunked). Node has checked its syntax. */
-function declaredLength(req: IncomingMessage): number | null {
-  const v = req.headers['content-length'];
-  return v === undefined ? null : Number(v);
 }
 
 /**
@@ -353,22 +324,10 @@ function decodePathSegment(s: string): string {
   }
 }
 
-function truncated(n: number, declared: number | null): HttpError {
-  return new HttpError(400, SQLSTATE.protocol_violation, `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
-}
-
-function renamed(e: unknown, path: string, as: string): unknown {
-  if (!isPaxdError(e)) return e;
-  const r = new PaxdError(e.kind, e.code, e.message.split(path).join(as), { ...e.location(), ...(e.file === path ? { file: as } : {}) });
-  return r;
-}
-
 // ---- POST /v1/sql ----
 
-async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
-  const chunks: Buffer[] = [];
-  await receive(req, limit, (c) => void chunks.push(c));
-  const text = Buffer.concat(chunks).toString('utf8');
+async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
+  const text = await body.text();
   let sql = text;
   let zone: TimeZone | undefined;
   if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
@@ -423,8 +382,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-/** How long a connection whose body was refused is drained before it is cut (see closeUnread). */
+/** A connection whose body was refused is drained until nothing arrived for this long (see closeUnread)… */
 const LINGER_MS = 2000;
+/** …and at most this long. */
+const LINGER_MAX_MS = 30_000;
 
 /**
  * `Connection: close` when the request's body has not been read to its end: the rest of it is
@@ -434,7 +395,8 @@ const LINGER_MS = 2000;
  * Closing a socket while the client is still sending makes the kernel answer with a reset,
  * which can destroy the answer before the client has read it (the reason for Apache's
  * lingering close). So once the answer is written, only the write side is ended (FIN), and
- * what still arrives is read and dropped for at most LINGER_MS before the socket is destroyed.
+ * what still arrives is read and dropped until the client has been quiet for LINGER_MS (it has
+ * read the answer and stopped), for LINGER_MAX_MS at most, before the socket is destroyed.
  */
 function closeUnread(res: ServerResponse): { Connection?: string } {
   const req = res.req;
@@ -444,9 +406,19 @@ function closeUnread(res: ServerResponse): { Connection?: string } {
   const socket = req.socket;
   // Node ends a `Connection: close` exchange with socket.destroySoon(): make that linger.
   socket.destroySoon = () => {
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    let idle = setTimeout(() => socket.destroy(), LINGER_MS);
+    const cap = setTimeout(() => socket.destroy(), LINGER_MAX_MS);
+    idle.unref();
+    cap.unref();
+    socket.on('data', () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => socket.destroy(), LINGER_MS);
+      idle.unref();
+    });
+    socket.once('close', () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+    });
     socket.end();
     req.resume();
     socket.resume();
@@ -465,7 +437,14 @@ function errorBody(e: unknown): { status: number; body: ErrorJson } {
     const status = statusOf(e);
     return {
       status,
-      body: { error: { sqlstate: e.code, message: e.message, ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) } },
+      body: {
+        error: {
+          sqlstate: e.code,
+          message: e.message,
+          ...(e.line !== undefined ? { line: e.line } : {}),
+          ...(e.column !== undefined ? { column: e.column } : {}),
+        },
+      },
     };
   }
   return { status: 500, body: { error: { sqlstate: SQLSTATE.internal_error, message: e instanceof Error ? e.message : String(e) } } };
@@ -478,6 +457,8 @@ function statusOf(e: PaxdError): number {
     case 'usage':
     case 'unsupported':
       return 400;
+    case 'privilege':
+      return 403;
     case 'not_found':
       return 404;
     case 'exists':

@@ -28,7 +28,7 @@
  * reaches `.done/` with rejects that were not kept. Temporary files (`.failed/.*.tmp`) are
  * removed when a load fails and at start.
  */
-import { readdir, readFile, rm, stat, unlink, mkdir } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, unlink, mkdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Database, Table } from '../table/index.js';
@@ -116,6 +116,9 @@ export class Inbox {
     const w = watch(dir, {
       depth: 1,
       ignoreInitial: false,
+      // A symbolic link is never followed (a link to /etc/shadow must not be loaded): it is
+      // reported as itself and moved to .failed/ (loadBatch).
+      followSymlinks: false,
       alwaysStat: true,
       awaitWriteFinish: { stabilityThreshold: this.opts.stableMs, pollInterval: Math.max(10, Math.min(100, Math.floor(this.opts.stableMs / 4))) },
       ignored: (p: string) => {
@@ -126,8 +129,8 @@ export class Inbox {
         return parts.length > 2 || !isInboxName(parts[1]!);
       },
     });
-    const arrive = (p: string, st?: { size: number; isFile(): boolean }) => {
-      if (st !== undefined && !st.isFile()) return;
+    const arrive = (p: string, st?: { size: number; isFile(): boolean; isSymbolicLink(): boolean }) => {
+      if (st !== undefined && !st.isFile() && !st.isSymbolicLink()) return;
       this.enqueue(p, st?.size ?? 0);
     };
     w.on('add', arrive);
@@ -247,8 +250,8 @@ export class Inbox {
       for (const name of await listFiles(tdir)) {
         const p = join(tdir, name);
         if (this.known.has(p)) continue;
-        const st = await stat(p).catch(() => null);
-        if (st === null || !st.isFile()) continue;
+        const st = await lstat(p).catch(() => null);
+        if (st === null || !(st.isFile() || st.isSymbolicLink())) continue;
         if (Date.now() - st.mtimeMs < this.opts.stableMs) {
           fresh = true;
           continue;
@@ -285,8 +288,8 @@ export class Inbox {
       const tdir = join(this.opts.dir, table);
       for (const name of await listFiles(tdir)) {
         const p = join(tdir, name);
-        const st = await stat(p).catch(() => null);
-        if (st === null || !recorded.some((r) => r.name === name && r.size === st.size)) continue;
+        const st = await lstat(p).catch(() => null);
+        if (st === null || !st.isFile() || !recorded.some((r) => r.name === name && r.size === st.size)) continue;
         const id = await fileIdentity(p);
         if (id !== null && findIngested(t.snapshot, id)) await this.done(table, p, id, 'duplicate');
       }
@@ -299,6 +302,11 @@ export class Inbox {
   private async loadBatch(table: string, paths: readonly string[]): Promise<void> {
     const files: { path: string; id: IngestedFileJson }[] = [];
     for (const p of paths) {
+      // lstat: a symbolic link is refused, never read through (its target may be anywhere).
+      if ((await lstat(p).catch(() => null))?.isSymbolicLink() === true) {
+        await this.fail(table, p, symlinkRefused(p));
+        continue;
+      }
       const id = await fileIdentity(p);
       if (id === null) {
         this.forget(p); // gone (removed by its writer): nothing to load
@@ -539,7 +547,16 @@ async function listDirs(dir: string): Promise<string[]> {
   return entries.filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
 }
 
+/** Regular files and symbolic links (refused when loaded) of an inbox folder. */
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((d) => d.isFile() && isInboxName(d.name)).map((d) => d.name).sort();
+  return entries
+    .filter((d) => (d.isFile() || d.isSymbolicLink()) && isInboxName(d.name))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** 42501 for a symbolic link in the inbox: only regular files in the inbox's own folders are loaded. */
+function symlinkRefused(path: string): PaxdError {
+  return new PaxdError('privilege', SQLSTATE.insufficient_privilege, `"${basename(path)}" is a symbolic link: the inbox loads only regular files, never what a link points to`, { file: path });
 }

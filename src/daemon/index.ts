@@ -10,7 +10,8 @@
  *   inbox-files.ts   names taken, file identities, moves to .done/.failed
  *   http.ts          /health /ready /metrics /v1/tables/{t}/rows /v1/sql
  *   auth.ts          HTTP Basic against the wire server's verifiers (SCRAM-SHA-256, md5)
- *   spool.ts         where HTTP bodies wait before loading; leftovers swept at start
+ *   body.ts          request bodies as streams: size, time and in-flight limits
+ *   bootstrap.ts     the generated "paxd" user when no users are configured
  *   arrow-out.ts     query results as Arrow IPC streams
  *   maintenance.ts   background compaction and vacuum
  *   store-metrics.ts the store, with its reads counted

@@ -100,6 +100,25 @@ export async function openInput(path: string): Promise<Input> {
   return { name, size, path: compression === null && path !== '-' ? path : null, stream, bytesRead: () => counted, close };
 }
 
+/**
+ * An Input over bytes that arrive as a stream (an HTTP request body), decompressed on the way
+ * like a `.gz`/`.zst` file; `name` is what errors call it. The stream's own backpressure holds:
+ * a chunk is pulled only when the reader wants the next one.
+ *
+ *   const input = streamInput('request body', req, 'gzip');
+ */
+export function streamInput(name: string, chunks: AsyncIterable<Uint8Array>, compression: 'gzip' | 'zstd' | null): Input {
+  let counted = 0;
+  async function* counting(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of chunks) {
+      counted += chunk.byteLength;
+      yield chunk;
+    }
+  }
+  const stream = compression === null ? counting() : decompress(counting(), compression, name);
+  return { name, size: null, path: null, stream, bytesRead: () => counted, close: async () => undefined };
+}
+
 /** PostgreSQL COPY's wording: `could not open file "x" for reading: No such file or directory`. */
 function openError(path: string, e: unknown): PaxdError {
   const code = (e as NodeJS.ErrnoException).code;

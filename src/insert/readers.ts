@@ -17,7 +17,7 @@ import './ndjson.js';
 
 export { readNdjson, type NdjsonOptions } from './ndjson.js';
 export type { CsvOptions } from './csv/index.js';
-export { openInput } from './input.js';
+export { openInput, streamInput, type Input } from './input.js';
 export { formatOf, openFormat, type Format, type Reject } from './formats.js';
 export { inferSchema } from './infer.js';
 export { RejectsFile } from './rejects.js';

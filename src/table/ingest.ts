@@ -11,7 +11,7 @@
 import type { Table } from './database.js';
 import { PaxdError, SQLSTATE, usage } from '../types/index.js';
 import { nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
-import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, type Format, type Reject } from '../insert/readers.js';
+import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, type Format, type Input, type Reject } from '../insert/readers.js';
 import type { CommitResult } from '../insert/index.js';
 
 export interface IngestOptions {
@@ -57,7 +57,11 @@ export interface IngestResult {
   commit: CommitResult;
 }
 
-export async function ingestFiles(table: Table, files: readonly string[], options: IngestOptions = {}): Promise<IngestResult> {
+/**
+ * `files` are paths (`-`: standard input), or Inputs already open (an HTTP body: streamInput),
+ * whose format must then be given.
+ */
+export async function ingestFiles(table: Table, files: readonly (string | Input)[], options: IngestOptions = {}): Promise<IngestResult> {
   const onError = options.onError ?? 'abort';
   if (options.rejects !== undefined && onError !== 'skip') throw usage('a rejects file needs --on-error skip');
   if (files.length === 0) throw usage('no input files');
@@ -67,7 +71,7 @@ export async function ingestFiles(table: Table, files: readonly string[], option
   let rowsRejected = 0;
   let bytesDone = 0;
   const sink = table.sink({
-    summary: { operation: 'ingest', files: files.join(' ').slice(0, 1000), ...options.summary },
+    summary: { operation: 'ingest', files: files.map((f) => (typeof f === 'string' ? f : f.name)).join(' ').slice(0, 1000), ...options.summary },
     ...(options.ingested !== undefined ? { ingested: options.ingested } : {}),
   });
   try {
@@ -85,7 +89,7 @@ export async function ingestFiles(table: Table, files: readonly string[], option
         JSON.stringify({ file: r.file, line: r.line, column: r.column, code: r.code, message: r.message, ...(r.raw ? { row: new TextDecoder().decode(r.raw) } : {}) }) + '\n',
       );
     };
-    const inputs = await Promise.all(files.map((f) => openInput(f)));
+    const inputs = await Promise.all(files.map((f) => (typeof f === 'string' ? openInput(f) : f)));
     const totalBytes = inputs.every((i) => i.size !== null) ? inputs.reduce((a, i) => a + i.size!, 0) : null;
     let lastProgress = 0;
     for (const input of inputs) {

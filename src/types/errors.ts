@@ -17,6 +17,7 @@ export type ErrorKind =
   | 'exists' // the thing to create is already there
   | 'unsupported' // a feature paxd does not have (0A000)
   | 'usage' // bad flags or arguments
+  | 'privilege' // not allowed to this user (42501)
   | 'internal'; // a bug: an assertion that failed
 
 /**
@@ -95,6 +96,7 @@ export const SQLSTATE = {
   invalid_column_reference: '42P10',
   indeterminate_datatype: '42P18',
   // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
+  insufficient_resources: '53000',
   disk_full: '53100',
   out_of_memory: '53200',
   too_many_connections: '53300',

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableToIPC, Table as ArrowTable, vectorFromArray, Int32, Utf8, Float64 } from 'apache-arrow';
 import { spawn, spawnSync } from 'node:child_process';
@@ -113,7 +113,7 @@ test('create, ingest Arrow IPC, stats, check, tables', async () => {
   assert.is(r.code, 0, r.stderr);
 });
 
-test('serve: psql queries the store over the wire; SIGTERM stops the server cleanly', async () => {
+test('serve: psql queries the store over the wire with the generated password; SIGTERM stops the server cleanly', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/cli.ts'), 'serve', '--listen', '127.0.0.1:0', ...data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -131,7 +131,16 @@ test('serve: psql queries the store over the wire; SIGTERM stops the server clea
         }
       });
     });
-    const r = spawnSync('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-At', '-h', '127.0.0.1', '-p', String(port), '-U', 'paxd', '-d', 'paxd', '-c', 'select count(*), max(id) from people'], { encoding: 'utf8' });
+    // No users configured: the "paxd" user's password was generated into the store's folder.
+    const file = join(dir, '.paxd-password');
+    assert.match(stdout, `created user "paxd" with a generated password, in ${file}`);
+    const psql = (password: string | null) =>
+      spawnSync('psql', ['-X', '-w', '-v', 'ON_ERROR_STOP=1', '-At', '-h', '127.0.0.1', '-p', String(port), '-U', 'paxd', '-d', 'paxd', '-c', 'select count(*), max(id) from people'], {
+        encoding: 'utf8',
+        env: { ...process.env, PGPASSWORD: password ?? '', PGPASSFILE: '/dev/null' },
+      });
+    assert.match(psql(null).stderr, /fe_sendauth: no password supplied|password authentication failed/);
+    const r = psql(readFileSync(file, 'utf8').trim());
     assert.is(r.status, 0, r.stderr);
     assert.is(r.stdout.trim(), '8|10');
   } finally {

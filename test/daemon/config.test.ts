@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig, makeVerifier, parseToml, checkPassword } from '../../src/daemon/index.js';
+import { loadConfig, defaultConfig, printableConfig, makeVerifier, parseToml, checkPassword } from '../../src/daemon/index.js';
 import { PaxdError } from '../../src/types/errors.js';
 import { runCli } from '../support/spawn.js';
 import { tempDir } from '../support/tmp.js';
@@ -37,6 +37,19 @@ test('precedence: defaults < file < environment < flags', () => {
   assert.is(c.listen, '127.0.0.1:7432');
   assert.is(loadConfig({ env: { PAXD_DATA: '/x' } }).store, '/x');
   assert.is(loadConfig({ env: { PAXD_DATA: '/x', PAXD_STORE: '/y' } }).store, '/y');
+});
+
+test("authentication_timeout is PostgreSQL's: a bare number is seconds, 1 s to 10 min; printed with its unit", () => {
+  assert.is(defaultConfig().authentication_timeout, 60_000);
+  assert.is(loadConfig({ env: { PAXD_AUTHENTICATION_TIMEOUT: '5' } }).authentication_timeout, 5000);
+  assert.is(loadConfig({ env: {}, flags: { authentication_timeout: '2min' } }).authentication_timeout, 120_000);
+  fails(() => loadConfig({ env: { PAXD_AUTHENTICATION_TIMEOUT: '601' } }), /authentication_timeout/);
+  fails(() => loadConfig({ env: { PAXD_AUTHENTICATION_TIMEOUT: '0' } }), /authentication_timeout/);
+  const printed = JSON.parse(printableConfig(loadConfig({ env: { PAXD_AUTHENTICATION_TIMEOUT: '90s' } }))) as Record<string, unknown>;
+  assert.is(printed.authentication_timeout, '90s');
+  const file = join(tempDir(), 'printed.json');
+  writeFileSync(file, JSON.stringify({ authentication_timeout: printed.authentication_timeout }));
+  assert.is(loadConfig({ file, env: {} }).authentication_timeout, 90_000, 'reads back the same');
 });
 
 test('TOML files: keys, comments, [users]', async () => {

@@ -32,7 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The daemon as a child process, its stdout collected. */
 function startDaemon(data: string, inbox: string): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--inbox', inbox, '--listen', 'off', '--http', 'off'], {
+  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--inbox', inbox, '--listen', 'off', '--http', 'off', '--auth', 'trust'], {
     PAXD_INBOX_STABLE_MS: '100',
     PAXD_INBOX_BATCH_FILES: '16',
     PAXD_COMPACT_INTERVAL_MS: '700',

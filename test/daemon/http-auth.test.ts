@@ -148,7 +148,7 @@ test('--http on a non-loopback address without users refuses to start, with one 
   assert.is.not(r.code, 0);
   const lines = r.stderr.trim().split('\n');
   assert.is(lines.length, 1, r.stderr);
-  assert.match(lines[0]!, /refusing to serve HTTP on 0\.0\.0\.0 without authentication/);
+  assert.match(lines[0]!, /refusing to serve HTTP on 0\.0\.0\.0 without configured users/);
   const file = join(tempDir(), 'users.json');
   writeFileSync(file, JSON.stringify({ alice: scramVerifier('pw') }));
   const s = await serveCli(data, ['--users', file, '--http', '0.0.0.0:0']);

@@ -11,7 +11,7 @@ import { tempDir } from '../support/tmp.js';
 const silent = createLogger('silent', { write: () => undefined });
 
 test('/v1/sql: "timezone" in the JSON body; UTC without it; 22023 for an unknown zone', async () => {
-  const config: DaemonConfig = { ...defaultConfig(), store: tempDir(), listen: 'off', http: '127.0.0.1:0', compact_interval_ms: 0, vacuum_interval_ms: 0 };
+  const config: DaemonConfig = { ...defaultConfig(), store: tempDir(), listen: 'off', http: '127.0.0.1:0', auth_method: 'trust', compact_interval_ms: 0, vacuum_interval_ms: 0 };
   const d = await Daemon.start(config, { log: silent, out: () => undefined });
   const base = `http://127.0.0.1:${d.http!.port}`;
   const sql = "SELECT timestamptz '2024-10-27 02:30' AS overlap, extract(timezone FROM timestamptz '2024-07-01 00:00+00') AS off";

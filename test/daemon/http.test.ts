@@ -24,7 +24,7 @@ async function startDaemon(over: Partial<DaemonConfig> = {}): Promise<{ d: Daemo
   const db = await Database.open(dir);
   await db.createTable('t', parseColumns('id int8 not null, name text, v int8'));
   await db.close();
-  const config: DaemonConfig = { ...defaultConfig(), store: dir, listen: 'off', http: '127.0.0.1:0', compact_interval_ms: 0, vacuum_interval_ms: 0, ...over };
+  const config: DaemonConfig = { ...defaultConfig(), store: dir, listen: 'off', http: '127.0.0.1:0', auth_method: over.users === undefined ? 'trust' : null, compact_interval_ms: 0, vacuum_interval_ms: 0, ...over };
   const d = await Daemon.start(config, { log: silent, out: () => undefined });
   return { d, base: `http://127.0.0.1:${d.http!.port}`, dir };
 }

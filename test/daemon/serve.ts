@@ -18,9 +18,15 @@ export interface Served {
   exited: Promise<number | null>;
 }
 
-/** `paxd serve` on a free HTTP port, the wire server off unless `args` say; resolves once it says where HTTP is. */
-export async function serveCli(data: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', 'off', '--http', '127.0.0.1:0', ...args], {
+/**
+ * `paxd serve` on a free HTTP port, the wire server off unless `args` say; resolves once it says
+ * where HTTP is. With no users and no method in `args` or `env`, `--auth trust` (on loopback):
+ * a test that wants the daemon's default (the generated password) passes `{ trust: false }`.
+ */
+export async function serveCli(data: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, o: { trust?: boolean } = {}): Promise<Served> {
+  const says = args.some((a) => a === '--users' || a === '--auth' || a === '--config') || env.PAXD_USERS !== undefined || env.PAXD_AUTH_METHOD !== undefined;
+  const trust = (o.trust ?? true) && !says ? ['--auth', 'trust'] : [];
+  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', 'off', '--http', '127.0.0.1:0', ...trust, ...args], {
     PAXD_COMPACT_INTERVAL_MS: '0',
     PAXD_VACUUM_INTERVAL_MS: '0',
     ...env,

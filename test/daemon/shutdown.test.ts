@@ -21,7 +21,7 @@ import { INBOX_COLUMNS, makeInboxFile } from './files.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function daemon(data: string, inbox: string): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--inbox', inbox, '--listen', 'off', '--http', '127.0.0.1:0'], { PAXD_INBOX_STABLE_MS: '50' });
+  const child = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--inbox', inbox, '--listen', 'off', '--http', '127.0.0.1:0', '--auth', 'trust'], { PAXD_INBOX_STABLE_MS: '50' });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

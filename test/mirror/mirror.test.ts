@@ -300,6 +300,7 @@ test('paxd serve with a mirror setting: mirrored at start, kept in sync as table
       store: dir,
       listen: '127.0.0.1:0',
       http: 'off',
+      auth_method: 'trust',
       mirror: w.url,
       mirror_schema: 'dm',
       mirror_server: 'paxd_daemon',

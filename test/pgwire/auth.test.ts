@@ -193,8 +193,14 @@ test('the log hears who connected and who failed, never a password', async () =>
   assert.not.match(JSON.stringify(lines), 'battery');
 });
 
-test('serveAuthConfig: trust only when no user is configured, SCRAM otherwise, --auth wins', () => {
-  assert.equal(serveAuthConfig({}, undefined, undefined), { method: 'trust', users: {} });
+test('serveAuthConfig: SCRAM unless told, trust only when asked for, --auth wins; an empty users file is refused', () => {
+  // No users, no method: SCRAM with nobody yet (paxd serve then makes its "paxd" user), never trust.
+  assert.equal(serveAuthConfig({}, undefined, undefined), { method: 'scram-sha-256', users: {} });
+  assert.equal(serveAuthConfig({}, undefined, 'trust'), { method: 'trust', users: {} });
+  const empty = join(tempDir(), 'empty.json');
+  writeFileSync(empty, '{"users": {}}');
+  assert.throws(() => serveAuthConfig({}, empty, undefined), /has no users: nobody could log in/);
+  assert.equal(serveAuthConfig({}, empty, 'trust'), { method: 'trust', users: {} });
   const v = scramVerifier('x');
   assert.equal(serveAuthConfig({ a: v }, undefined, undefined), { method: 'scram-sha-256', users: { a: v } });
   assert.equal(serveAuthConfig({ a: v }, undefined, 'md5'), { method: 'md5', users: { a: v } });

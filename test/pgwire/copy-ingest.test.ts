@@ -122,7 +122,7 @@ test.before(async () => {
   pg = await startPostgres();
   dir = tempDir('paxd-copy-ingest-');
   data = join(dir, 'store');
-  daemon = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', '127.0.0.1:0', '--http', 'off']);
+  daemon = spawnTs('test/support/cli.ts', ['serve', '--data', data, '--listen', '127.0.0.1:0', '--http', 'off', '--auth', 'trust']);
   let out = '';
   port = await new Promise<number>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`paxd serve did not start: ${out}`)), 60_000);

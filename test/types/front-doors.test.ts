@@ -48,7 +48,7 @@ test.before(async () => {
   await d2.createTable('t', parseColumns(COLUMNS));
   await d2.close();
   const silent = createLogger('silent', { write: () => undefined });
-  daemon = await Daemon.start({ ...defaultConfig(), store: httpDir, listen: 'off', http: '127.0.0.1:0', compact_interval_ms: 0, vacuum_interval_ms: 0 }, { log: silent, out: () => undefined });
+  daemon = await Daemon.start({ ...defaultConfig(), store: httpDir, listen: 'off', http: '127.0.0.1:0', auth_method: 'trust', compact_interval_ms: 0, vacuum_interval_ms: 0 }, { log: silent, out: () => undefined });
   http = `http://127.0.0.1:${daemon.http!.port}`;
 });
 

@@ -12,7 +12,9 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--max-message-size <bytes>', 'largest message a client may send', positiveInt('--max-message-size'))
       .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections'))
       .option('--users <file>', 'users of the wire server and the HTTP API: JSON {"users": {"alice": "SCRAM-SHA-256$…"}, "method"?: …} (verifiers from paxd passwd; config users_file)')
-      .option('--auth <method>', 'authentication: scram-sha-256 (default with users), md5, or trust (loopback only; default without users; config auth_method)')
+      .option('--auth <method>', 'authentication: scram-sha-256 (default), md5, or trust (only when asked for, loopback only; config auth_method). Without users, a "paxd" user with a generated password (its file is printed)')
+      .option('--state-dir <dir>', 'where the generated password of the "paxd" user is kept (default: the store folder; for s3:// stores ~/.local/state/paxd/<hash>)')
+      .option('--authentication-timeout <duration>', "time a wire client has to finish startup and authentication (PostgreSQL's authentication_timeout: a bare number is seconds; default 1min)")
       .option('--tls-key <file>', 'PEM private key: clients may use TLS (sslmode=require)')
       .option('--tls-cert <file>', 'PEM certificate chain for --tls-key')
       .option('--config <file>', 'configuration file, JSON or TOML (env PAXD_CONFIG); environment PAXD_<KEY> overrides it, flags override both')
@@ -32,7 +34,7 @@ export function define(cmd: Command, { out }: Io): void {
     const map: [string, string][] = [
       ['data', 'store'], ['listen', 'listen'], ['http', 'http'], ['inbox', 'inbox'], ['inboxCreate', 'inbox_create'], ['onError', 'on_error'],
       ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'], ['mirror', 'mirror'],
-      ['users', 'users_file'], ['auth', 'auth_method'],
+      ['users', 'users_file'], ['auth', 'auth_method'], ['stateDir', 'state_dir'], ['authenticationTimeout', 'authentication_timeout'],
     ];
     for (const [opt, key] of map) if (given(opt)) flags[key] = o[opt];
     const config = loadConfig({ ...(o.config !== undefined ? { file: o.config } : {}), flags });
@@ -49,6 +51,7 @@ export function define(cmd: Command, { out }: Io): void {
           host,
           port,
           maxConnections: cfg.max_connections,
+          startupTimeoutMs: cfg.authentication_timeout,
           ...(o.maxMessageSize !== undefined ? { maxMessageSize: o.maxMessageSize } : {}),
           auth: shared.auth,
           log: shared.log,

@@ -271,8 +271,9 @@ export function verifierOf(auth: AuthConfig, user: string): string | undefined {
 /**
  * The AuthConfig of `paxd serve`: the config's users, plus those of a `--users` JSON file
  * (`{ "method"?: "md5", "users": { "alice": "SCRAM-SHA-256$…" } }` or just the users object).
- * With no user anywhere and no method said, the server trusts loopback clients (and refuses
- * to listen anywhere else); with users, SCRAM-SHA-256 is the default.
+ * SCRAM-SHA-256 unless a method is said; trust only when asked for (and then only on loopback).
+ * With no user anywhere the daemon makes one (src/daemon/bootstrap.ts). A users file with no
+ * user in it is refused: it would let nobody in, and it is not a way of asking for trust.
  */
 export function serveAuthConfig(configUsers: Readonly<Record<string, string>>, usersFile: string | undefined, method: string | undefined): AuthConfig {
   let fileUsers: Record<string, string> = {};
@@ -291,9 +292,15 @@ export function serveAuthConfig(configUsers: Readonly<Record<string, string>>, u
       if (typeof o.method === 'string') fileMethod = o.method;
     } else fileUsers = o as Record<string, string>;
   }
-  const users = { ...configUsers, ...fileUsers };
-  const chosen = (method ?? fileMethod ?? (Object.keys(users).length === 0 ? 'trust' : 'scram-sha-256')) as AuthMethod;
-  const auth: AuthConfig = { method: chosen, users };
+  const chosen = (method ?? fileMethod ?? 'scram-sha-256') as AuthMethod;
+  if (usersFile !== undefined && Object.keys(fileUsers).length === 0 && chosen !== 'trust') throw emptyUsersFile(usersFile);
+  const auth: AuthConfig = { method: chosen, users: { ...configUsers, ...fileUsers } };
   checkAuthConfig(auth);
   return auth;
+}
+
+function emptyUsersFile(file: string): PaxdError {
+  return badAuthConfig(
+    `users file ${file} has no users: nobody could log in. Add one (echo -n PASSWORD | paxd passwd NAME prints its verifier), or leave --users out to get the generated "paxd" user; trust must be asked for with --auth trust (loopback only)`,
+  );
 }

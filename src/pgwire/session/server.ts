@@ -43,10 +43,22 @@ export interface ServerOptions {
   readonly tls?: TlsConfig;
   /** Largest message accepted from a client, length included (default 1 GB - 1). */
   readonly maxMessageSize?: number;
-  /** Connections served at once; one more is refused with 53300 (default 100, as PostgreSQL). */
+  /**
+   * Connections served at once (default 100, as PostgreSQL); a client that authenticates past
+   * it gets FATAL 53300. Clients still in their startup are not counted: see maxStartups.
+   */
   readonly maxConnections?: number;
-  /** Milliseconds a client has to finish its startup and authentication (default 60,000). */
+  /**
+   * Milliseconds a client has to finish its startup, SSL negotiation and authentication
+   * included (PostgreSQL's authentication_timeout; default 60,000).
+   */
   readonly startupTimeoutMs?: number;
+  /**
+   * Connections still in their startup held at once (default: 2 × maxConnections, at least 64,
+   * as PostgreSQL lets twice its backends be forked). Past it, the oldest is dropped: a real
+   * client finishes its startup in milliseconds, a stalled one (slowloris) is the oldest.
+   */
+  readonly maxStartups?: number;
   /** Memory one statement may use, in bytes: each session's initial work_mem (default: the engine's). */
   readonly workMem?: number;
   /** Connection authorized, authentication failed, protocol violations. */
@@ -80,7 +92,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const maxMessageSize = options.maxMessageSize ?? LIMITS.defaultMaxMessage;
   const maxConnections = options.maxConnections ?? 100;
   const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
+  const maxStartups = options.maxStartups ?? Math.max(2 * maxConnections, 64);
   const sessions = new Map<number, Session>();
+  // Connections in their startup, oldest first (a Set keeps insertion order), and the number
+  // of slots taken by connections that have authenticated.
+  const starting = new Set<Session>();
+  let slots = 0;
   let nextProcessId = 1;
   const cancel = (processId: number, secretKey: number) => {
     const s = sessions.get(processId);
@@ -89,10 +106,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const server = createServer((socket: Socket) => {
     socket.setNoDelay(true);
-    // CancelRequests arrive on connections of their own, so a full server still reads them.
-    const full = sessions.size >= maxConnections;
+    if (starting.size >= maxStartups) {
+      const oldest = starting.values().next().value!;
+      starting.delete(oldest);
+      options.log?.warn({ pid: oldest.processId, remote: oldest.remoteAddress, starting: maxStartups }, `wire: ${maxStartups} connections in their startup: dropped the oldest`);
+      oldest.close();
+    }
     const processId = nextProcessId++;
-    const session = new Session(socket, {
+    let slot = false;
+    // Taken once the client has authenticated: a stalled startup holds none. CancelRequests
+    // arrive on connections of their own and never take one, so a full server still reads them.
+    const admit = (): PaxdError | null => {
+      starting.delete(session);
+      if (slots >= maxConnections) return tooManyConnections();
+      slots++;
+      slot = true;
+      return null;
+    };
+    const session: Session = new Session(socket, {
       db: options.db,
       processId,
       secretKey: randomInt(-0x8000_0000, 0x7fff_ffff),
@@ -103,10 +134,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       cancel,
       ...(options.workMem !== undefined ? { workMem: options.workMem } : {}),
       ...(options.log !== undefined ? { log: options.log } : {}),
-      ...(full ? { refuse: tooManyConnections() } : {}),
+      admit,
     });
     sessions.set(processId, session);
-    void session.done.then(() => sessions.delete(processId));
+    starting.add(session);
+    void session.done.then(() => {
+      sessions.delete(processId);
+      starting.delete(session);
+      if (slot) slots--;
+    });
   });
   const wanted = options.port ?? DEFAULT_PORT;
   await new Promise<void>((resolve, reject) => {

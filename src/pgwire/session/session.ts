@@ -82,8 +82,12 @@ export interface SessionContext {
   readonly maxMessageSize: number;
   /** Milliseconds a client has to complete its startup and authentication (PostgreSQL's authentication_timeout). */
   readonly startupTimeoutMs: number;
-  /** Set when the connection must be refused once its StartupMessage arrives (53300 past max connections). */
-  readonly refuse?: PaxdError;
+  /**
+   * Asked once the client has authenticated, before AuthenticationOk: the server takes a
+   * connection slot, or answers why not (53300 past max connections). A client still in its
+   * startup holds no slot (server.ts).
+   */
+  readonly admit?: () => PaxdError | null;
   readonly auth: AuthConfig;
   /** Set when TLS is configured: SSLRequest is answered 'S'. */
   readonly tls: SecureContext | null;
@@ -247,6 +251,10 @@ export class Session {
 
   get processId(): number {
     return this.ctx.processId;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.raw.remoteAddress;
   }
 
   get secretKey(): number {
@@ -444,7 +452,6 @@ export class Session {
         this.close();
         return;
       case 'startup': {
-        if (this.ctx.refuse !== undefined) throw this.ctx.refuse;
         if (p.major !== 3) throw unsupportedProtocol(code);
         const user = p.params.get('user');
         if (user === undefined || user === '') throw noUser();
@@ -511,6 +518,8 @@ export class Session {
   }
 
   private authenticated(): void {
+    const refused = this.ctx.admit?.() ?? null;
+    if (refused !== null) throw refused;
     this.ctx.log?.info(
       { pid: this.ctx.processId, user: this.user, remote: this.raw.remoteAddress, tls: this.tlsActive, auth: this.auth?.kind ?? 'trust' },
       'wire: connection authorized',
@@ -985,7 +994,7 @@ export class Session {
 
   /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
     const f = copyFormat(stmt.options, 'to');
     let sql: AstNode | string;
     if (stmt.queryAst !== null) sql = stmt.queryAst;
@@ -1022,7 +1031,7 @@ export class Session {
   }
 
   private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction);
+    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
     const format = copyFormat(stmt.options);
     // In a transaction block the rows go to its write set (./transaction.ts writeSetTable).
     const tx = this.tx;
@@ -1282,12 +1291,21 @@ function startupOptions(options: string): [string, string][] {
   return out;
 }
 
-function copyFileRefused(direction: 'from' | 'to'): PaxdError {
-  return new PaxdError(
-    'unsupported',
-    SQLSTATE.feature_not_supported,
-    `COPY ${direction === 'from' ? 'FROM a file or program' : 'TO a file or program'} is not supported: use COPY … ${direction === 'from' ? 'FROM STDIN' : 'TO STDOUT'} (psql's \\copy)`,
-  );
+/**
+ * COPY to or from a server file or program: what PostgreSQL answers a user who is neither
+ * superuser nor in pg_read_server_files / pg_write_server_files / pg_execute_server_program
+ * (copy.c DoCopy), which every paxd user is (is_superuser is off): the wire never reaches the
+ * daemon's files (issue #18, "Paths stay inside the store").
+ */
+function copyFileRefused(direction: 'from' | 'to', program: boolean): PaxdError {
+  const message = program
+    ? 'must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program'
+    : direction === 'from'
+      ? 'must be superuser or have privileges of the pg_read_server_files role to COPY from a file'
+      : 'must be superuser or have privileges of the pg_write_server_files role to COPY to a file';
+  return new PaxdError('privilege', SQLSTATE.insufficient_privilege, message, {
+    hint: "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.",
+  });
 }
 
 function quoteIdent(name: string): string {

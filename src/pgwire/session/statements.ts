@@ -76,6 +76,8 @@ export type Statement = (
       readonly queryAst: AstNode | null;
       /** False for a file name or PROGRAM: paxd copies only through the connection. */
       readonly stdio: boolean;
+      /** COPY … FROM/TO PROGRAM. */
+      readonly program: boolean;
       readonly options: CopyOptionsSpec;
     }
   | { readonly kind: 'unsupported'; readonly feature: string }
@@ -270,6 +272,7 @@ function classifyCopy(c: Json, text: string): Kind {
     query,
     queryAst: query === null ? null : (c.query as AstNode),
     stdio: c.filename === undefined && c.is_program !== true,
+    program: c.is_program === true,
     options,
   };
 }

@@ -1,0 +1,255 @@
+/**
+ * HTTP request bodies as streams with bounded memory (issue #18): a body is read chunk by chunk
+ * as its consumer (a load's reader, or the SQL route) asks for the next one, so a 100 MB upload
+ * holds a few socket buffers, not 100 MB. Limits, each a 4xx/5xx the client can act on:
+ *
+ *   413 54000  more than `max` bytes (Content-Length over it is refused before a byte is read)
+ *   400 08P01  cut short: fewer bytes than Content-Length, or a chunked body without its end
+ *   408 08006  no byte for `idleMs` while we wait for one (slowloris); a consumer that is slow
+ *              itself (backpressure) does not count against the client
+ *   503 53000  past `max_inflight_body_bytes` over all requests (Retry-After)
+ *
+ * The body is never destroyed on failure: destroying the request would destroy the socket
+ * before the answer is written (./http.ts closeUnread ends such connections once answered).
+ */
+import type { IncomingMessage } from 'node:http';
+import { SQLSTATE } from '../types/index.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly sqlstate: string,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** SQL text longer than this is refused (413). */
+export const MAX_SQL_BYTES = 16 * 1024 * 1024;
+
+/** Queued bytes past which the socket is paused until the consumer catches up. */
+const HIGH_WATER = 1 << 20;
+
+/** 413 for a body over `max` bytes (declared by Content-Length, or counted as it arrived). */
+export function tooLarge(max: number, declared: number | null): HttpError {
+  return new HttpError(413, SQLSTATE.program_limit_exceeded, `request body ${declared !== null ? `of ${declared} bytes ` : ''}is larger than the limit of ${max} bytes (max_body_bytes; SQL text at most ${MAX_SQL_BYTES})`);
+}
+
+function truncated(n: number, declared: number | null): HttpError {
+  return new HttpError(400, SQLSTATE.protocol_violation, `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
+}
+
+function timedOut(n: number, idleMs: number): HttpError {
+  return new HttpError(408, SQLSTATE.connection_failure, `request body timed out: no byte for ${idleMs} ms after ${n} bytes (http_body_timeout_ms)`);
+}
+
+/** The Content-Length of a request, or null for none (chunked). Node has checked its syntax. */
+export function declaredLength(req: IncomingMessage): number | null {
+  const v = req.headers['content-length'];
+  return v === undefined ? null : Number(v);
+}
+
+/**
+ * The in-flight budget of body bytes over all requests. A body with a Content-Length reserves
+ * it all as it starts; a chunked one reserves as its bytes arrive. A body alone in flight is
+ * always let in (up to max_body_bytes), so that no body under the limit waits forever.
+ */
+export class Inflight {
+  private used = 0;
+  private bodies = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** Reserves `declared` bytes (0 for chunked) for one body; throws 503 when they do not fit. */
+  admit(declared: number | null): Reservation {
+    const n = declared ?? 0;
+    if (this.bodies > 0 && this.used + n > this.limit) throw this.busy(n);
+    this.used += n;
+    this.bodies++;
+    let held = n;
+    let released = false;
+    return {
+      grow: (more: number) => {
+        if (this.bodies > 1 && this.used + more > this.limit) return this.busy(more);
+        this.used += more;
+        held += more;
+        return null;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.used -= held;
+        this.bodies--;
+      },
+    };
+  }
+
+  get bytes(): number {
+    return this.used;
+  }
+
+  private busy(n: number): HttpError {
+    return new HttpError(
+      503,
+      SQLSTATE.insufficient_resources,
+      `too many request body bytes in flight: ${this.used} of ${this.limit} (max_inflight_body_bytes) taken, ${n} more asked for: retry later`,
+      { 'Retry-After': '1' },
+    );
+  }
+}
+
+export interface Reservation {
+  /** Counts `n` more bytes of a chunked body; the 503 to fail it with when they do not fit. */
+  grow(n: number): HttpError | null;
+  release(): void;
+}
+
+export interface BodyLimits {
+  readonly max: number;
+  readonly idleMs: number;
+  readonly reservation: Reservation;
+}
+
+/**
+ * One request's body as an async iterable of chunks. `failure` is the limit it broke, if any:
+ * a consumer that wraps stream errors (a decompressor) is answered with it rather than with
+ * its own wrapping.
+ */
+export class Body implements AsyncIterable<Uint8Array> {
+  failure: HttpError | null = null;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private received = 0;
+  private ended = false;
+  private wake: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly declared: number | null;
+  private readonly counted: boolean;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limits: BodyLimits,
+  ) {
+    this.declared = declaredLength(req);
+    // A chunked body is counted against the in-flight budget as it arrives.
+    this.counted = this.declared === null;
+    if (this.declared !== null && this.declared > limits.max) this.fail(tooLarge(limits.max, this.declared));
+    // The client may have gone while the route was getting ready ('close' was then missed).
+    else if (req.destroyed && !req.complete) this.fail(truncated(0, this.declared));
+    else {
+      req.on('data', this.onData).on('end', this.onEnd).on('close', this.onClose).on('error', this.onClose);
+      this.arm();
+    }
+  }
+
+  /** Bytes received so far. */
+  get bytes(): number {
+    return this.received;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    try {
+      for (;;) {
+        if (this.failure !== null) throw this.failure;
+        const c = this.queue.shift();
+        if (c !== undefined) {
+          this.queued -= c.byteLength;
+          if (this.queued < HIGH_WATER && this.req.isPaused() && !this.ended) {
+            this.req.resume();
+            this.arm();
+          }
+          yield c;
+          continue;
+        }
+        if (this.ended) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    } finally {
+      // The consumer stopped (done, or failed): stop reading; the answer closes the connection.
+      this.stop();
+    }
+  }
+
+  /** The whole body, for small bodies (SQL text). */
+  async text(): Promise<string> {
+    const chunks: Uint8Array[] = [];
+    for await (const c of this) chunks.push(c);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.received += chunk.byteLength;
+    if (this.received > this.limits.max) return this.fail(tooLarge(this.limits.max, null));
+    if (this.counted) {
+      const busy = this.limits.reservation.grow(chunk.byteLength);
+      if (busy !== null) return this.fail(busy);
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.byteLength;
+    if (this.queued >= HIGH_WATER) {
+      // The consumer is behind: the client waits for it (TCP backpressure), and no clock runs.
+      this.req.pause();
+      this.disarm();
+    } else this.arm();
+    this.notify();
+  };
+
+  private readonly onEnd = (): void => {
+    if (!this.req.complete || (this.declared !== null && this.received !== this.declared)) return this.fail(truncated(this.received, this.declared));
+    this.ended = true;
+    this.stop();
+    this.notify();
+  };
+
+  private readonly onClose = (): void => {
+    if (!this.ended) this.fail(truncated(this.received, this.declared));
+  };
+
+  private fail(e: HttpError): void {
+    if (this.failure !== null || this.ended) return;
+    this.failure = e;
+    this.queue.length = 0;
+    this.queued = 0;
+    this.stop();
+    this.notify();
+  }
+
+  /** Stops reading (the route is done with the body, read or not). */
+  close(): void {
+    if (this.failure === null && !this.ended) this.stop();
+  }
+
+  private stop(): void {
+    this.disarm();
+    this.req.off('data', this.onData).off('end', this.onEnd).off('close', this.onClose).off('error', this.onClose);
+    if (!this.ended) this.req.pause();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** Starts (or restarts) the clock of a client that owes us bytes. */
+  private arm(): void {
+    this.disarm();
+    if (this.limits.idleMs <= 0) return;
+    const at = this.received;
+    this.timer = setTimeout(() => {
+      // A busy event loop runs timers before it reads sockets: bytes may be waiting. The poll
+      // phase reads them before setImmediate callbacks run; only then is the client late.
+      setImmediate(() => {
+        if (this.received === at && this.timer !== null) this.fail(timedOut(this.received, this.limits.idleMs));
+      });
+    }, this.limits.idleMs);
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
