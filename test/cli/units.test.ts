@@ -40,7 +40,7 @@ async function setShow(c: pg.Client, name: string, value: string): Promise<Outco
 
 /** `paxd serve` as a process on a free port (trust on loopback); resolves once it listens. */
 async function serveProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/cli.ts'), 'serve', '--listen', '127.0.0.1:0', '--http', 'off', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/cli.ts'), 'serve', '--listen', '127.0.0.1:0', '--auth', 'trust', '--http', 'off', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
