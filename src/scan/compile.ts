@@ -159,7 +159,7 @@ class Generator {
           const u = BigInt.asUintN(128, v);
           return Int32Array.from([0, 1, 2, 3], (j) => Number((u >> BigInt(32 * j)) & 0xffffffffn) | 0);
         });
-        limbs.sort((a, b) => HELPERS.cmp128(a, 0, a3(b), b[2]! >>> 0, b[1]! >>> 0, b[0]! >>> 0));
+        limbs.sort((a, b) => HELPERS.cmp128(a, 0, b[3]!, b[2]! >>> 0, b[1]! >>> 0, b[0]! >>> 0));
         return `H.search128(${this.constant(limbs)}, W${slot}, i)`;
       }
       case 'var': {
@@ -294,11 +294,6 @@ function listsOf(kind: 'and' | 'or', args: readonly Node[]): Map<number, Exclude
   }
   for (const [slot, l] of by) if (l.length < LIST_MIN) by.delete(slot);
   return by;
-}
-
-/** The signed top limb of a decimal128's limbs. */
-function a3(l: Int32Array): number {
-  return l[3]!;
 }
 
 /** Binary search of `keys` (sorted ascending by `cmp(key)` = probe vs key) for a key comparing equal. */
