@@ -183,22 +183,31 @@ function reads(t: PgType, v: string): boolean {
   }
 }
 
-/** The candidates of `mask` that still hold after the value `v`. */
+/**
+ * The candidates of `mask` that still hold after the value `v`. Implications spare most parses:
+ * an int4 is an int8; a plain decimal of under 300 characters is a float8 (too few digits to
+ * overflow or underflow one); a valid yyyy-mm-dd date is a timestamp and a timestamptz.
+ */
 function narrow(mask: number, v: string): number {
   let m = mask;
   if (m & BOOL && !RE_BOOL.test(v)) m &= ~BOOL;
   if (m & (INT4 | INT8)) {
     if (!RE_INT.test(v)) m &= ~(INT4 | INT8);
-    else {
-      if (m & INT4 && !reads({ id: 'int4' }, v)) m &= ~INT4;
+    else if (!(m & INT4 && reads({ id: 'int4' }, v))) {
+      m &= ~INT4;
       if (m & INT8 && !reads({ id: 'int8' }, v)) m &= ~INT8;
     }
   }
-  if (m & NUMERIC && !RE_DECIMAL.test(v)) m &= ~NUMERIC;
-  if (m & FLOAT8 && !((RE_DECIMAL.test(v) || RE_FLOAT.test(v)) && reads({ id: 'float8' }, v))) m &= ~FLOAT8;
-  if (m & DATE && !(RE_DATE.test(v) && reads({ id: 'date' }, v))) m &= ~DATE;
-  if (m & TIMESTAMP && !(RE_TS.test(v) && reads({ id: 'timestamp' }, v))) m &= ~TIMESTAMP;
-  if (m & TIMESTAMPTZ && !((RE_TS.test(v) || RE_TSTZ.test(v)) && reads({ id: 'timestamptz' }, v))) m &= ~TIMESTAMPTZ;
+  const decimal = (m & (NUMERIC | FLOAT8)) !== 0 && RE_DECIMAL.test(v);
+  if (m & NUMERIC && !decimal) m &= ~NUMERIC;
+  if (m & FLOAT8 && !(decimal && v.length < 300) && !((decimal || RE_FLOAT.test(v)) && reads({ id: 'float8' }, v))) m &= ~FLOAT8;
+  let date = false;
+  if (m & DATE) {
+    date = RE_DATE.test(v) && reads({ id: 'date' }, v);
+    if (!date) m &= ~DATE;
+  }
+  if (m & TIMESTAMP && !date && !(RE_TS.test(v) && reads({ id: 'timestamp' }, v))) m &= ~TIMESTAMP;
+  if (m & TIMESTAMPTZ && !date && !((RE_TS.test(v) || RE_TSTZ.test(v)) && reads({ id: 'timestamptz' }, v))) m &= ~TIMESTAMPTZ;
   if (m & UUID && !RE_UUID.test(v)) m &= ~UUID;
   return m;
 }

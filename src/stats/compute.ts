@@ -336,7 +336,119 @@ function decimal128(a: Uint8Array, v: Uint8Array | null, start: number, end: num
 
 const dec = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is part of the value
 
+/**
+ * Stats of numeric text. The writer stores numeric_out's canonical text
+ * (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`), so the values compare and sum from their bytes: min and max
+ * by a byte comparison, the sum per display scale in doubles while they stay exact (at most 15
+ * digits a value, flushed to BigInt before 2^53). A column holding anything else (NaN, Infinity,
+ * text from elsewhere) is summarized value by value through the numeric parser.
+ */
 function numericText(col: Column, start: number, end: number, s: ColumnStats): void {
+  if (!canonicalNumericStats(col, start, end, s)) numericTextSlow(col, start, end, s);
+}
+
+const ZERO = 48;
+const NINE = 57;
+const MINUS = 45;
+const DOT = 46;
+/** Fraction lengths the fast sum keeps an accumulator for. */
+const MAX_FAST_SCALE = 31;
+/** An accumulator is flushed to BigInt before adding a 15-digit coefficient could pass 2^53. */
+const FLUSH_AT = 2 ** 53 - 1e15;
+
+/** Fills s from canonical numeric text; false (s untouched) when some value is not canonical. */
+function canonicalNumericStats(col: Column, start: number, end: number, s: ColumnStats): boolean {
+  const o = col.offsets!;
+  const d = col.data!;
+  const v = col.validity;
+  const acc = new Float64Array(MAX_FAST_SCALE + 1);
+  const big = new Array<bigint>(MAX_FAST_SCALE + 1).fill(0n);
+  let maxScale = -1;
+  let minI = -1;
+  let maxI = -1;
+  for (let i = start; i < end; i++) {
+    if (v !== null && (v[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+    const a = o[i]!;
+    const b = o[i + 1]!;
+    // Scan: sign, integer digits, fraction digits; the coefficient while it has ≤ 15 digits.
+    let j = a;
+    const neg = j < b && d[j] === MINUS;
+    if (neg) j++;
+    const intStart = j;
+    let coef = 0;
+    while (j < b && d[j]! >= ZERO && d[j]! <= NINE) coef = coef * 10 + (d[j++]! - ZERO);
+    const intLen = j - intStart;
+    if (intLen === 0 || (intLen > 1 && d[intStart] === ZERO)) return false;
+    let scale = 0;
+    if (j < b) {
+      if (d[j] !== DOT) return false;
+      const fracStart = ++j;
+      while (j < b && d[j]! >= ZERO && d[j]! <= NINE) coef = coef * 10 + (d[j++]! - ZERO);
+      scale = j - fracStart;
+      if (j < b || scale === 0) return false;
+    }
+    if (neg && coef === 0) return false; // a negative zero is not canonical
+    if (scale > MAX_FAST_SCALE) return false;
+    if (scale > maxScale) maxScale = scale;
+    if (intLen + scale <= 15) {
+      const x = neg ? -coef : coef;
+      const t = acc[scale]! + x;
+      if (t >= FLUSH_AT || t <= -FLUSH_AT) {
+        big[scale]! += BigInt(acc[scale]!) + BigInt(x);
+        acc[scale] = 0;
+      } else acc[scale] = t;
+    } else {
+      let digits = '';
+      for (let k = neg ? a + 1 : a; k < b; k++) if (d[k] !== DOT) digits += String.fromCharCode(d[k]!);
+      big[scale]! += neg ? -BigInt(digits) : BigInt(digits);
+    }
+    if (minI < 0 || compareCanonical(d, a, b, o[minI]!, o[minI + 1]!) < 0) minI = i;
+    if (maxI < 0 || compareCanonical(d, a, b, o[maxI]!, o[maxI + 1]!) > 0) maxI = i;
+  }
+  if (minI >= 0) {
+    s.min = dec.decode(d.subarray(o[minI], o[minI + 1]));
+    s.max = dec.decode(d.subarray(o[maxI], o[maxI + 1]));
+  }
+  let total = 0n;
+  const scale = Math.max(maxScale, 0);
+  for (let f = 0; f <= maxScale; f++) total += (big[f]! + BigInt(acc[f]!)) * 10n ** BigInt(scale - f);
+  s.sum = formatDecimalValue({ kind: 'finite', coef: total, scale });
+  return true;
+}
+
+/** Numeric order of two canonical numeric texts d[a, b) and d[c, e). */
+function compareCanonical(d: Uint8Array, a: number, b: number, c: number, e: number): number {
+  const sa = signOf(d, a, b);
+  const sc = signOf(d, c, e);
+  if (sa !== sc || sa === 0) return sa - sc;
+  if (sa < 0) {
+    a++;
+    c++;
+  }
+  let ia = a;
+  while (ia < b && d[ia] !== DOT) ia++;
+  let ic = c;
+  while (ic < e && d[ic] !== DOT) ic++;
+  if (ia - a !== ic - c) return ia - a < ic - c ? -sa : sa; // more integer digits is larger
+  for (let k = 0; k < ia - a; k++) if (d[a + k] !== d[c + k]) return d[a + k]! < d[c + k]! ? -sa : sa;
+  // Same integer digits: the fractions, the shorter padded with zeros.
+  const n = Math.max(b - ia, e - ic);
+  for (let k = 1; k < n; k++) {
+    const x = ia + k < b ? d[ia + k]! : ZERO;
+    const y = ic + k < e ? d[ic + k]! : ZERO;
+    if (x !== y) return x < y ? -sa : sa;
+  }
+  return 0;
+}
+
+/** -1, 0 or 1: a canonical text is zero when all its digits are zeros. */
+function signOf(d: Uint8Array, a: number, b: number): number {
+  if (d[a] === MINUS) return -1;
+  for (let k = a; k < b; k++) if (d[k] !== ZERO && d[k] !== DOT) return 1;
+  return 0;
+}
+
+function numericTextSlow(col: Column, start: number, end: number, s: ColumnStats): void {
   const o = col.offsets!;
   const d = col.data!;
   const v = col.validity;

@@ -72,6 +72,40 @@ test('sums: int8 extremes and decimal128 are exact, float sums follow PostgreSQL
   assert.is(computeStats(columnOf({ id: 'date' }, [1, 2])).sum, null);
 });
 
+test('numeric text: canonical columns (the byte path) agree with brute force, with and without specials', () => {
+  const rng = new Rng(testSeed() + 2);
+  const t: PgType = { id: 'numeric' };
+  const digits = (n: number, lead: boolean) => Array.from({ length: n }, (_, i) => String(i === 0 && lead ? rng.int(1, 10) : rng.int(0, 10))).join('');
+  const one = (): string => {
+    const intLen = rng.pick([1, 1, 2, 5, 9, 15, 16, 25, 40]);
+    const ip = intLen === 1 && rng.int(0, 3) === 0 ? '0' : digits(intLen, true);
+    const scale = rng.pick([0, 0, 1, 2, 3, 10, 20, 31, 32]);
+    const fp = scale === 0 ? '' : '.' + digits(scale, false);
+    const v = ip + fp;
+    return rng.int(0, 2) === 0 && /[1-9]/.test(v) ? '-' + v : v;
+  };
+  // Few integer parts and short fractions: many values share their integer digits.
+  const near = (): string => {
+    const v = String(rng.int(0, 3)) + rng.pick(['', '.0', '.5', '.50', '.05', '.9', '.99', '.000']);
+    return rng.int(0, 2) === 0 && /[1-9]/.test(v) ? '-' + v : v;
+  };
+  for (const n of [1, 5, 100, 3000]) {
+    for (const special of [null, 'NaN', 'Infinity', '-Infinity', '-0', '007']) {
+      const gen = rng.int(0, 2) === 0 ? one : near;
+      const vals: (string | null)[] = Array.from({ length: n }, () => (rng.int(0, 10) === 0 ? null : gen()));
+      // Values near 2^53 per scale push the accumulators through their flush to BigInt.
+      for (let k = 0; k < 5; k++) vals.push('999999999999999', '-999999999999999', '99999999999999.9');
+      if (special !== null) vals.splice(rng.int(0, vals.length), 0, special);
+      const c = columnOf(t, vals);
+      assertStatsEqual(t, computeStats(c), bruteStats(c, 0, vals.length), `n=${n} special=${special}`);
+      const a = rng.int(0, vals.length);
+      assertStatsEqual(t, computeStats(c, a, vals.length), bruteStats(c, a, vals.length), `n=${n} [${a},)`);
+    }
+  }
+  const eq = computeStats(columnOf(t, ['1.5', '1.50', '-2.0', '-2', '0.000', '0']));
+  assert.equal([eq.min, eq.max, eq.sum], ['-2.0', '1.5', '-1.000']);
+});
+
 test('long strings get truncated bounds that stay valid UTF-8 and bracket the values', () => {
   const long = 'é'.repeat(40); // 80 bytes
   const s = computeStats(columnOf({ id: 'text' }, ['b', long, 'a' + '😀'.repeat(20)]));

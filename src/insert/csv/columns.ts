@@ -16,6 +16,7 @@ export const enum FastPath {
   Float8,
   Bool,
   Decimal,
+  NumericText,
   Date,
   Timestamp,
   Timestamptz,
@@ -57,6 +58,7 @@ export function fastPathOf(f: Field): FastPath {
     case Kind.Bpchar:
       return t.length === undefined ? FastPath.Text : FastPath.Bpchar;
     case Kind.NumericText:
+      return FastPath.NumericText;
     case Kind.Bytea:
     case Kind.Uuid:
     case Kind.Jsonb:

@@ -13,8 +13,8 @@
  * A row that fails here is marked bad through the context; the block is then parsed again
  * without it (the reader's job), so a bad row never shifts or poisons its neighbours.
  *
- * One file per family in ./fields/ (integers, float, bool, decimal, datetime, strings,
- * generic), each loop written out for its type rather than one loop calling a parser per
+ * One file per family in ./fields/ (integers, float, bool, decimal, numeric, datetime,
+ * strings, generic), each loop written out for its type rather than one loop calling a parser per
  * value: the loops share a shape (skip bad rows, NULL, fast path, else slowField), and that
  * repetition is what keeps V8's inner loops monomorphic and free of closure calls (STYLE.md
  * "Hot paths"). What they share is in ./fields/block.ts.
@@ -26,6 +26,7 @@ import { int2Loop, int4Loop, int8Loop } from './fields/integers.js';
 import { floatLoop } from './fields/float.js';
 import { boolLoop } from './fields/bool.js';
 import { decimalLoop } from './fields/decimal.js';
+import { numericTextLoop } from './fields/numeric.js';
 import { dateLoop, timestampLoop } from './fields/datetime.js';
 import { textLoop, varcharLoop, bpcharLoop } from './fields/strings.js';
 import { genericLoop } from './fields/generic.js';
@@ -48,6 +49,8 @@ export function parseColumn(ctx: BlockContext, col: ColumnBuffer, p: number, bas
       return boolLoop(ctx, col, p, base);
     case FastPath.Decimal:
       return decimalLoop(ctx, col, p, base);
+    case FastPath.NumericText:
+      return numericTextLoop(ctx, col, p, base);
     case FastPath.Date:
       return dateLoop(ctx, col, p, base);
     case FastPath.Timestamp:
