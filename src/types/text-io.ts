@@ -31,6 +31,7 @@ import { formatInterval, parseIntervalValue } from './interval.js';
 import { formatDecimal, parseDecimal, parseNumeric } from './numeric.js';
 import { formatDate, formatTimestamp, parseDate, parseTimestamp } from './datetime.js';
 import { parseInt8, parseSmallInt } from './text/integers.js';
+import { formatInteger } from './text/out.js';
 import { formatFloat4, formatFloat8, parseFloat4, parseFloat8 } from './text/floats.js';
 import { formatBool, parseBool } from './text/bool.js';
 import { checkText, parseBpchar, parseVarchar } from './text/character.js';
@@ -94,7 +95,7 @@ export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string
     case 'int2':
     case 'int4':
     case 'int8':
-      return String(v);
+      return formatInteger(v as number | bigint);
     case 'float4':
       return formatFloat4(v as number);
     case 'float8':

@@ -47,3 +47,21 @@ export function putDigits(buf: Uint8Array, end: number, v: number): void {
     u = q;
   } while (u > 0);
 }
+
+/**
+ * int2out, int4out and int8out as a string: the digits putDigits writes (the wire's row encoder
+ * writes the same bytes straight into DataRows). int8 values past 2^53 print through BigInt.
+ */
+export function formatInteger(v: number | bigint): string {
+  let x: number;
+  if (typeof v === 'bigint') {
+    if (v > 9007199254740991n || v < -9007199254740991n) return v.toString();
+    x = Number(v);
+  } else x = v;
+  const neg = x < 0;
+  const m = neg ? -x : x;
+  const len = digitCount(m) + (neg ? 1 : 0);
+  if (neg) scratch[0] = 45; // '-'
+  putDigits(scratch, len, m);
+  return latin1(scratch, len);
+}
