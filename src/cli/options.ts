@@ -5,12 +5,30 @@
  */
 import type { Command } from 'commander';
 import { DEFAULT_DATA } from '../storage/index.js';
-import { PaxdError, SQLSTATE } from '../types/errors.js';
+import { PaxdError, SQLSTATE, usage } from '../types/errors.js';
 import { parseSetting, type UnitSetting } from '../types/units.js';
+import { type TimeZone, timeZoneSetting } from '../types/timezone.js';
 
 /** Where a command prints its results (tests capture it). */
 export interface Io {
   readonly out: (s: string) => void;
+}
+
+/** `--timezone ZONE`: the session TimeZone of the command (`what` says what it applies to). */
+export function timeZoneOption(cmd: Command, what: string): Command {
+  return cmd.option('--timezone <zone>', `the session TimeZone ${what} (default: $PGTZ, else UTC)`);
+}
+
+/**
+ * The zone `--timezone` names, else PGTZ (libpq's variable, as psql's sessions), else undefined
+ * (UTC). TZ, the OS's zone, is not read. An unknown zone is PostgreSQL's 22023.
+ */
+export function sessionTimeZone(flag: string | undefined): TimeZone | undefined {
+  const text = flag ?? (process.env['PGTZ'] || undefined);
+  if (text === undefined) return undefined;
+  const zone = timeZoneSetting(text);
+  if (zone === null) throw usage(`invalid value for parameter "TimeZone": "${text}"`);
+  return zone;
 }
 
 /** `--data URI`, defaulting to PAXD_DATA, then ./paxd-data. */

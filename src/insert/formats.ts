@@ -6,7 +6,7 @@
  * This file registers CSV and text; ./readers.ts registers the others (NDJSON, Parquet, Arrow),
  * Parquet and Arrow as openers that load their reader, and apache-arrow, when first iterated.
  */
-import { type Batch, type Field, PaxdError, SQLSTATE } from '../types/index.js';
+import { type Batch, type Field, PaxdError, SQLSTATE, type TimeZone } from '../types/index.js';
 import type { Input } from './input.js';
 import { readCsv, type CsvOptions } from './csv/index.js';
 
@@ -30,6 +30,8 @@ export interface FormatOptions {
   onError: 'abort' | 'skip';
   onReject: (r: Reject) => void;
   csv: Omit<CsvOptions, 'onError' | 'onReject' | 'table'>;
+  /** The zone text timestamptz values without an offset are read in (CSV, text, NDJSON); default UTC. */
+  timeZone?: TimeZone;
 }
 
 export interface FormatReader extends AsyncIterable<Batch> {
@@ -66,6 +68,7 @@ for (const format of ['csv', 'text'] as const) {
   registerFormat(format, (input, fields, opts) =>
     readCsv(input.stream, fields, {
       ...opts.csv,
+      ...(opts.timeZone !== undefined ? { timeZone: opts.timeZone } : {}),
       format,
       table: opts.table,
       onError: opts.onError,

@@ -33,7 +33,7 @@
  * batch of columns plus the longest line.
  */
 import { isAscii } from 'node:buffer';
-import { type Batch, type Value, PaxdError, SQLSTATE, notNullViolation, undefinedColumn, parseText, isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd, type Field, type PgType, pgDisplayName, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../types/index.js';
+import { type Batch, type TimeZone, UTC, type Value, PaxdError, SQLSTATE, notNullViolation, undefinedColumn, parseText, isJsonWs, jsonNestedEnd, jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd, type Field, type PgType, pgDisplayName, firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from '../types/index.js';
 import { BatchBuilder } from './batch-builder.js';
 import { DEFAULT_BATCH_ROWS } from './csv/options.js';
 import { registerFormat, type FormatReader, type Reject } from './formats.js';
@@ -47,6 +47,8 @@ export interface NdjsonOptions {
   onReject?: (r: Reject) => void;
   /** Rows per yielded batch; default 65,536. */
   batchRows?: number;
+  /** The zone timestamptz values without an offset are read in; default UTC. */
+  timeZone?: TimeZone;
 }
 
 export interface NdjsonReader extends FormatReader {
@@ -103,7 +105,7 @@ export function readNdjson(source: AsyncIterable<Uint8Array>, fields: readonly F
 }
 
 registerFormat('ndjson', (input: Input, fields, opts) =>
-  readNdjson(input.stream, fields, { table: opts.table, onError: opts.onError, onReject: opts.onReject }, input.name),
+  readNdjson(input.stream, fields, { table: opts.table, onError: opts.onError, onReject: opts.onReject, ...(opts.timeZone !== undefined ? { timeZone: opts.timeZone } : {}) }, input.name),
 );
 
 class NdjsonRead {
@@ -138,9 +140,11 @@ class NdjsonRead {
   private bomChecked = false;
 
   private readonly batch: BatchBuilder;
+  private readonly zone: TimeZone;
 
   constructor(fields: readonly Field[], opts: NdjsonOptions, fileName: string) {
     this.fields = fields;
+    this.zone = opts.timeZone ?? UTC;
     this.fileName = fileName;
     this.table = opts.table ?? 't';
     this.skip = (opts.onError ?? 'abort') === 'skip';
@@ -299,9 +303,9 @@ class NdjsonRead {
     switch (k) {
       case Slot.Str:
       case Slot.Num:
-        return parseText(type, s.slice(a, b));
+        return parseText(type, s.slice(a, b), this.zone);
       case Slot.StrEsc:
-        return parseText(type, JSON.parse(s.slice(a - 1, b + 1)) as string);
+        return parseText(type, JSON.parse(s.slice(a - 1, b + 1)) as string, this.zone);
       case Slot.True:
         return parseText(type, 'true');
       case Slot.False:

@@ -9,7 +9,7 @@
  * nothing, so no rejected row is ever lost behind a successful load.
  */
 import type { Table } from './database.js';
-import { PaxdError, SQLSTATE, usage } from '../types/index.js';
+import { PaxdError, SQLSTATE, type TimeZone, usage } from '../types/index.js';
 import { nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
 import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, type Format, type Input, type Reject } from '../insert/readers.js';
 import type { CommitResult } from '../insert/index.js';
@@ -18,6 +18,8 @@ export interface IngestOptions {
   /** The format of every file; from each file's extension when absent. */
   format?: Format;
   csv?: Omit<CsvOptions, 'onError' | 'onReject' | 'table'>;
+  /** The zone text timestamptz values without an offset are read in (CSV, text, NDJSON); default UTC, as paxd's sessions. */
+  timeZone?: TimeZone;
   onError?: 'abort' | 'skip';
   /** Path of the rejects file (NDJSON, one rejected row per line); skip mode only. */
   rejects?: string;
@@ -95,7 +97,7 @@ export async function ingestFiles(table: Table, files: readonly (string | Input)
     for (const input of inputs) {
       const format = options.format ?? formatOf(input.name === 'stdin' ? '-' : input.name);
       if (format === null) throw usage(input.name === 'stdin' ? 'reading standard input needs --format' : `cannot tell the format of ${input.name} from its extension: use --format`);
-      const reader = openFormat(format, input, table.fields, { table: table.name, onError, onReject, csv: options.csv ?? {} });
+      const reader = openFormat(format, input, table.fields, { table: table.name, onError, onReject, csv: options.csv ?? {}, ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}) });
       const rejectedBefore = rowsRejected;
       for await (const batch of reader) {
         await sink.write(batch);

@@ -1,12 +1,12 @@
 /** `paxd ingest TABLE FILE…`: load files as one commit (with --create, the table too). */
 import type { Command } from 'commander';
 import { PaxdError, SQLSTATE, usage } from '../../types/index.js';
-import { dataOption, nonNegativeInt, type Io } from '../options.js';
+import { dataOption, nonNegativeInt, sessionTimeZone, timeZoneOption, type Io } from '../options.js';
 import { formatBytes, formatCount, progress } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
   dataOption(
-    cmd
+    timeZoneOption(cmd, 'timestamptz fields without an offset (CSV, text, NDJSON) are read in')
       .option('--format <format>', "csv, text (PostgreSQL COPY's text format), ndjson, parquet or arrow; from the extension (before .gz/.zst) when omitted")
       .option('--create', 'create the table: column names and types inferred from a sample of the first input (never NOT NULL), printed before loading; the table and its rows are one commit')
       .option('--header', 'CSV: the first line names the columns (matched by name)')
@@ -20,6 +20,7 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--verbose', 'print the summary even when not on a terminal'),
   ).action(async (table: string, files: string[], o) => {
     if (o.onError !== 'abort' && o.onError !== 'skip') throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `--on-error must be abort or skip, got "${o.onError}"`);
+    const timeZone = sessionTimeZone(o.timezone as string | undefined);
     const [{ Database }, { ingestFiles }, { FORMATS, formatOf }] = await Promise.all([
       import('../../table/database.js'),
       import('../../table/ingest.js'),
@@ -53,6 +54,7 @@ export function define(cmd: Command, { out }: Io): void {
         const r = await ingestFiles(t, files, {
           ...(o.format !== undefined ? { format: parseFormat(o.format) } : {}),
           csv,
+          ...(timeZone !== undefined ? { timeZone } : {}),
           onError: o.onError,
           ...(o.rejects !== undefined ? { rejects: o.rejects } : {}),
           ...(o.maxRejects !== undefined ? { maxRejects: o.maxRejects } : {}),

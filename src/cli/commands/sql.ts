@@ -1,21 +1,16 @@
 /** `paxd sql "SQL"`: embedded SQL, results printed as a table, CSV, JSON lines or Arrow IPC. */
 import type { Command } from 'commander';
-import { timeZoneSetting, usage } from '../../types/index.js';
-import { dataOption, type Io } from '../options.js';
+import { usage } from '../../types/index.js';
+import { dataOption, sessionTimeZone, timeZoneOption, type Io } from '../options.js';
 import { printTable } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
   dataOption(
-    cmd
-      .option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table')
-      .option('--timezone <zone>', 'the session TimeZone timestamptz is read and printed in (default: $PGTZ, else UTC)'),
+    timeZoneOption(cmd.option('--format <format>', 'table, csv, json (one object per line) or arrow (an Arrow IPC stream per result)', 'table'), 'timestamptz is read and printed in'),
   ).action(
     async (statement: string | undefined, o) => {
       if (!['table', 'csv', 'json', 'arrow'].includes(o.format)) throw usage(`unknown format "${o.format}": use table, csv, json or arrow`);
-      // As psql's sessions: --timezone, else PGTZ (libpq's variable), else UTC. TZ (the OS's zone) is not read.
-      const zoneText = (o.timezone as string | undefined) ?? (process.env['PGTZ'] || undefined);
-      const timeZone = zoneText === undefined ? undefined : timeZoneSetting(zoneText);
-      if (timeZone === null) throw usage(`invalid value for parameter "TimeZone": "${zoneText}"`);
+      const timeZone = sessionTimeZone(o.timezone as string | undefined);
       const options = timeZone !== undefined ? { timeZone } : undefined;
       const [{ Database }, { query, queryAll, textRows, commandTag }] = await Promise.all([import('../../table/database.js'), import('../../engine/index.js')]);
       const db = await Database.open(o.data);
