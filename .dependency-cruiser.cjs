@@ -51,7 +51,7 @@ const HEAVY_ENTRIES = ['^src/types/arrow\\.ts$', '^src/insert/readers\\.ts$', '^
  * What `paxd --help` loads besides the command table (test/cli/startup.test.ts): the CLI's
  * static imports take these files of src/types rather than its whole index.ts.
  */
-const CLI_STARTUP = ['^src/types/errors\\.ts$', '^src/types/units\\.ts$'];
+const CLI_STARTUP = ['^src/types/errors\\.ts$', '^src/types/units\\.ts$', '^src/types/timezone\\.ts$'];
 
 const alt = (names) => `^src/(${names.join('|')})/`;
 
