@@ -17,7 +17,16 @@
  *   params.ts      run-time parameters: SET/SHOW/RESET, ParameterStatus
  *   statements.ts  a query string → statements, sorted into session commands and engine queries
  *   auth.ts        SCRAM-SHA-256 and md5 verifiers and exchanges, AuthConfig
- *   session.ts     one connection: startup, TLS, auth, simple and extended query protocols
+ *   context.ts     what the server gives a session (SessionContext), WireLog
+ *   session.ts     one connection: frames in, TLS, the simple query protocol, COPY FROM's sub-protocol
+ *   startup.ts     the startup packet and authentication, up to ReadyForQuery
+ *   extended.ts    Parse, Bind, Describe, Execute, Close
+ *   portals.ts     prepared statements and portals
+ *   runner.ts      one statement as the current one: cancel, statement_timeout, the engine or the session
+ *   tx-block.ts    the transaction status and block: BEGIN/COMMIT/ROLLBACK/SAVEPOINT, implicit blocks
+ *   settings.ts    SET/RESET/SHOW as statements
+ *   output.ts      outgoing messages: chunked, paced; an Outcome as messages
+ *   outcome.ts     what a statement produced; values and errors as message fields
  *   transaction.ts a transaction block: savepoints and pinned snapshots
  *   cursor.ts      DECLARE/FETCH/MOVE over a materialized or streamed result
  *   copy.ts        COPY FROM STDIN / TO STDOUT in text and CSV

@@ -316,3 +316,44 @@ function goesBack(direction: FetchDirection, count: number, pos: number): boolea
       return unreachable(direction);
   }
 }
+
+/** A session's open cursors by name: what transaction ends and ROLLBACK TO close (PostgreSQL's portal cleanup). */
+export class CursorSet {
+  private readonly byName = new Map<string, Cursor | StreamCursor>();
+
+  get(name: string): Cursor | StreamCursor | undefined {
+    return this.byName.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  add(c: Cursor | StreamCursor): void {
+    this.byName.set(c.name, c);
+  }
+
+  /** Forgets a cursor; a streaming one ends its scan (in the background: nothing waits for it). */
+  drop(name: string): boolean {
+    const c = this.byName.get(name);
+    if (c === undefined) return false;
+    this.byName.delete(name);
+    if (c instanceof StreamCursor) void c.close().catch(() => undefined);
+    return true;
+  }
+
+  /** CLOSE ALL, DISCARD ALL, the connection's end. */
+  dropAll(): void {
+    for (const name of [...this.byName.keys()]) this.drop(name);
+  }
+
+  /** COMMIT keeps WITH HOLD cursors; ROLLBACK also closes those declared in the transaction. */
+  endTransaction(committed: boolean): void {
+    for (const [name, c] of this.byName) if (!c.options.hold || (!committed && c.options.inTransaction)) this.drop(name);
+  }
+
+  /** ROLLBACK TO a savepoint of moment `at`: cursors declared after it go with it. */
+  rollbackTo(at: number): void {
+    for (const [name, c] of this.byName) if (c.options.inTransaction && c.options.declaredAt > at) this.drop(name);
+  }
+}

@@ -18,17 +18,14 @@ import { DEFAULT_HOST, DEFAULT_PORT, formatListen } from './listen.js';
 import { ioError, PaxdError, SQLSTATE } from '../../types/index.js';
 import { Session } from './session.js';
 import { checkAuthConfig, type AuthConfig } from './auth.js';
+import type { WireLog } from './context.js';
+
+export type { WireLog } from './context.js';
 
 /** A PEM key and certificate (the text itself, not file names). */
 export interface TlsConfig {
   readonly key: string | Buffer;
   readonly cert: string | Buffer;
-}
-
-/** Where the server reports connections and failures; pino's Logger fits (the daemon's). */
-export interface WireLog {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 export interface ServerOptions {
@@ -109,7 +106,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (starting.size >= maxStartups) {
       const oldest = starting.values().next().value!;
       starting.delete(oldest);
-      options.log?.warn({ pid: oldest.processId, remote: oldest.remoteAddress, starting: maxStartups }, `wire: ${maxStartups} connections in their startup: dropped the oldest`);
+      options.log?.warn(
+        { pid: oldest.processId, remote: oldest.remoteAddress, starting: maxStartups },
+        `wire: ${maxStartups} connections in their startup: dropped the oldest`,
+      );
       oldest.close();
     }
     const processId = nextProcessId++;
