@@ -3,7 +3,9 @@
  * BEGIN … COMMIT are the transaction's, committed in the same root of the store as its rows
  * (docs/FORMAT.md "The store root log"), invisible to other sessions until COMMIT, undone by
  * ROLLBACK and ROLLBACK TO. Each case runs against paxd and a real PostgreSQL 15 and must
- * answer the same; a psycopg2 program written the ordinary way (autocommit off) works on both.
+ * answer the same; psycopg2 and psycopg 3 programs written the ordinary way (autocommit off,
+ * the psycopg 3 one with a named server-side cursor) print the same on both (issue #17,
+ * Done-when 6).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -190,6 +192,63 @@ test('psycopg2, autocommit off: CREATE TABLE, INSERT, COMMIT work as against Pos
     out.push(r.stdout);
   }
   assert.is(out[0], "[(1, 'one'), (2, 'two'), (3, None)]\n42P01\n");
+  assert.is(out[0], out[1]);
+});
+
+/**
+ * A psycopg 3 program as people write it: autocommit off (psycopg 3 sends BEGIN before the
+ * first statement of each transaction and runs every statement through the extended protocol
+ * with server-side parameters), then a named cursor, which psycopg 3 makes with DECLARE and
+ * reads with FETCH FORWARD itersize, describing the portal first.
+ */
+const PSYCOPG3 = `
+import sys, psycopg
+conn = psycopg.connect(host='127.0.0.1', port=int(sys.argv[1]), user=sys.argv[2], dbname=sys.argv[3])
+print(conn.autocommit)
+cur = conn.cursor()
+cur.execute("CREATE TABLE py3_ddl (id int8 NOT NULL, name text, price numeric(10,2))")
+cur.executemany("INSERT INTO py3_ddl VALUES (%s, %s, %s)", [(i, 'n%d' % i if i % 3 else None, i * 1.25) for i in range(1, 251)])
+print(conn.info.transaction_status.name)
+conn.commit()
+print(conn.info.transaction_status.name)
+cur.execute("SELECT count(*), sum(id), min(name), max(price) FROM py3_ddl WHERE id > %s", (10,))
+print(cur.fetchone())
+conn.commit()
+cur.execute("CREATE TABLE py3_gone (id int4)")
+cur.execute("INSERT INTO py3_gone VALUES (%s)", (1,))
+conn.rollback()
+try:
+    cur.execute("SELECT * FROM py3_gone")
+    print('py3_gone exists')
+except psycopg.Error as e:
+    print(e.sqlstate)
+conn.rollback()
+with conn.cursor(name='py3_named') as named:
+    named.itersize = 40
+    named.execute("SELECT id, name, price FROM py3_ddl WHERE id %% %s = 0 ORDER BY id", (2,))
+    print([d.name for d in named.description], [d.type_code for d in named.description])
+    print(named.fetchmany(3))
+    rest = list(named)
+    print(len(rest), rest[-1])
+conn.commit()
+with conn.transaction():
+    cur.execute("INSERT INTO py3_ddl VALUES (%s, %s, %s)", (1000, 'last', 0))
+cur.execute("SELECT count(*) FROM py3_ddl")
+print(cur.fetchone())
+conn.close()
+`;
+
+test('psycopg 3, autocommit off: CREATE TABLE, INSERT, COMMIT, SELECT and a named cursor print the same as against PostgreSQL', async () => {
+  const out: string[] = [];
+  for (const [port, user] of [
+    [srv.port, 'paxd'],
+    [pgs.port, 'postgres'],
+  ] as const) {
+    const r = await promisify(execFile)(PYTHON, ['-c', PSYCOPG3, String(port), user, user], { encoding: 'utf8', timeout: 60_000 });
+    out.push(r.stdout);
+  }
+  console.log(out[0]);
+  assert.match(out[0]!, /^False\nINTRANS\nIDLE\n\(240, Decimal\('31320'\), 'n100', Decimal\('312.50'\)\)\n42P01\n/);
   assert.is(out[0], out[1]);
 });
 
