@@ -25,6 +25,7 @@
  *   runner.ts      one statement as the current one: cancel, statement_timeout, the engine or the session
  *   tx-block.ts    the transaction status and block: BEGIN/COMMIT/ROLLBACK/SAVEPOINT, implicit blocks
  *   settings.ts    SET/RESET/SHOW as statements
+ *   setting-stack.ts what a transaction's or savepoint's end undoes of SET and SET LOCAL
  *   output.ts      outgoing messages: chunked, paced; an Outcome as messages
  *   outcome.ts     what a statement produced; values and errors as message fields
  *   transaction.ts a transaction block: savepoints and pinned snapshots

@@ -30,6 +30,7 @@ import {
 } from '../../types/index.js';
 import { invalidParameterValue, unknownParameter } from '../codec/errors.js';
 import { DEFAULT_WORK_MEM } from '../../engine/index.js';
+import { SettingStack } from './setting-stack.js';
 
 interface ParamSpec {
   /** PostgreSQL's spelling, the one ParameterStatus and SHOW use. */
@@ -398,6 +399,8 @@ export class SessionParams {
   private readonly values = new Map<string, string>();
   /** Values the startup packet gave: RESET returns to them, as PostgreSQL's reset_val. */
   private readonly defaults = new Map<string, string>();
+  /** What ends with the transaction or savepoint that SET in it (./setting-stack.ts). */
+  private readonly stack = new SettingStack(this.values);
 
   constructor(private readonly identity: SessionIdentity) {
     for (const s of SPECS) this.values.set(s.name, s.initial(identity));
@@ -408,12 +411,66 @@ export class SessionParams {
     return SPECS.filter((s) => s.report).map((s) => ({ name: s.name, value: this.values.get(s.name)!, report: true }));
   }
 
-  set(name: string, value: string): ParamChange {
+  /** SET (`local`: SET LOCAL, which lasts until the end of the transaction; nothing outside one). */
+  set(name: string, value: string, local = false): ParamChange {
     const spec = specOf(name);
     if (spec.canonical === null) throw readOnly(spec.name);
     const v = spec.canonical(value);
+    return this.change(spec, v, local);
+  }
+
+  private change(spec: ParamSpec, v: string, local: boolean): ParamChange {
+    // SET LOCAL outside a transaction ends with its own one-statement transaction: no effect.
+    if (local && !this.stack.inTransaction) return { name: spec.name, value: this.values.get(spec.name)!, report: spec.report };
+    this.stack.willChange(spec.name, local);
     this.values.set(spec.name, v);
     return { name: spec.name, value: v, report: spec.report };
+  }
+
+  /** Whether a transaction is open for the parameters (SET LOCAL has an effect). */
+  get inTransaction(): boolean {
+    return this.stack.inTransaction;
+  }
+
+  /** A transaction block begins: SETs from now on are undone by its ROLLBACK, SET LOCALs end with it. */
+  beginTransaction(): void {
+    this.stack.begin();
+  }
+
+  /** SAVEPOINT: SETs from now on are undone by ROLLBACK TO it. */
+  savepoint(): void {
+    this.stack.savepoint();
+  }
+
+  /** COMMIT (`commit`) or ROLLBACK of the transaction: the values changed back. */
+  endTransaction(commit: boolean): ParamChange[] {
+    return this.changes(this.stack.end(commit, 1));
+  }
+
+  /**
+   * A statement failed in a transaction block: what was SET in its innermost level (the
+   * transaction, or the newest savepoint) is undone at once, as AbortTransaction /
+   * AbortSubTransaction do before the block waits for its ROLLBACK.
+   */
+  abortInnermost(): ParamChange[] {
+    const depth = this.stack.depth;
+    return depth === 0 ? [] : this.changes(this.stack.end(false, depth));
+  }
+
+  /** RELEASE of the savepoint at `index` (0: the first) and those after it. */
+  releaseSavepoint(index: number): ParamChange[] {
+    return this.changes(this.stack.end(true, index + 2));
+  }
+
+  /** ROLLBACK TO the savepoint at `index`: what was SET since it is undone; the savepoint stays. */
+  rollbackToSavepoint(index: number): ParamChange[] {
+    const c = this.changes(this.stack.end(false, index + 2));
+    this.stack.savepoint();
+    return c;
+  }
+
+  private changes(names: readonly string[]): ParamChange[] {
+    return names.map((n) => ({ name: n, value: this.values.get(n)!, report: specOf(n).report }));
   }
 
   /** A startup packet's value: set, and the value RESET returns to. */
@@ -423,12 +480,11 @@ export class SessionParams {
     return c;
   }
 
-  reset(name: string): ParamChange {
+  /** RESET, SET … TO DEFAULT (`local`: SET LOCAL … TO DEFAULT). */
+  reset(name: string, local = false): ParamChange {
     const spec = specOf(name);
     if (spec.canonical === null) throw readOnly(spec.name);
-    const v = this.defaults.get(spec.name) ?? spec.initial(this.identity);
-    this.values.set(spec.name, v);
-    return { name: spec.name, value: v, report: spec.report };
+    return this.change(spec, this.defaults.get(spec.name) ?? spec.initial(this.identity), local);
   }
 
   resetAll(): ParamChange[] {

@@ -165,7 +165,7 @@ export class StatementRunner {
         return { fields: returnsRows ? r.fields : null, rows: r.rows, tag: commandTag(r), messages: [] };
       }
       case 'transaction':
-        return block.control(stmt.verb, stmt.tag, stmt.savepoint, settings);
+        return block.control(stmt.verb, stmt.tag, stmt.savepoint);
       case 'declare':
         return this.declare(stmt, prepared, values);
       case 'fetch': {

@@ -79,6 +79,8 @@ export class Session {
   private copyIn: CopyIn | null = null;
   /** Reported parameters changed since the last ReadyForQuery: PostgreSQL sends ParameterStatus just before it. */
   private readonly changed = new Map<string, string>();
+  /** The value of each reported parameter the client was last told (ParameterStatus is sent only for a new value). */
+  private readonly reported = new Map<string, string>();
   private startupTimer: NodeJS.Timeout | null;
   private idleTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -110,9 +112,9 @@ export class Session {
       tls: () => this.tlsActive,
       authenticated: (params) => this.authenticated(params),
     });
-    this.block = new TxBlock(ctx.db, this.cursors);
-    const portals = new Portals();
     const params = () => this.params!;
+    this.block = new TxBlock(ctx.db, this.cursors, params, (c) => this.report(c));
+    const portals = new Portals();
     this.runner = new StatementRunner({
       base: ctx.db,
       block: this.block,
@@ -291,6 +293,7 @@ export class Session {
   /** The client is in (./startup.ts sent AuthenticationOk and the rest): ReadyForQuery. */
   private authenticated(params: SessionParams): void {
     this.params = params;
+    for (const r of params.reported()) this.reported.set(r.name, r.value);
     if (this.startupTimer !== null) clearTimeout(this.startupTimer);
     this.startupTimer = null;
     this.ready();
@@ -396,9 +399,19 @@ export class Session {
     this.ready();
   }
 
-  /** ParameterStatus for each reported parameter that changed, then ReadyForQuery. */
+  /**
+   * ParameterStatus for each reported parameter whose value is not the one last reported, then
+   * ReadyForQuery (PostgreSQL 14+ ReportChangedGUCOptions: a SET LOCAL that ended, or a SET
+   * rolled back, sends nothing).
+   */
   private ready(): void {
-    for (const [name, value] of this.changed) this.out.send(be.parameterStatus(name, value));
+    // In PostgreSQL's order: guc.c's table, sorted by name without regard to case.
+    const changed = [...this.changed].sort(([a], [b]) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+    for (const [name, value] of changed) {
+      if (this.reported.get(name) === value) continue;
+      this.reported.set(name, value);
+      this.out.send(be.parameterStatus(name, value));
+    }
     this.changed.clear();
     this.out.send(be.readyForQuery(this.block.status));
     this.armIdleTimer();

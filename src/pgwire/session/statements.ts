@@ -43,8 +43,9 @@ export type Statement = (
       /** The parse tree, handed to the engine (positions count from the query string's start). */
       readonly ast: AstNode;
     }
-  | { readonly kind: 'set'; readonly name: string; readonly value: string }
-  | { readonly kind: 'reset'; readonly name: string; readonly tag: 'SET' | 'RESET' }
+  /** `local`: SET LOCAL, which lasts until the end of the transaction. */
+  | { readonly kind: 'set'; readonly name: string; readonly value: string; readonly local: boolean }
+  | { readonly kind: 'reset'; readonly name: string; readonly tag: 'SET' | 'RESET'; readonly local: boolean }
   | { readonly kind: 'reset-all' }
   | { readonly kind: 'show'; readonly name: string }
   | { readonly kind: 'transaction'; readonly verb: TransactionVerb; readonly tag: string; readonly savepoint?: string }
@@ -147,20 +148,26 @@ function classify(ast: AstNode): Kind {
 
 function classifySet(s: Json): Kind {
   const name = (s.name ?? '') as string;
+  const local = s.is_local === true;
   switch (s.kind as string) {
     case 'VAR_SET_VALUE':
-      return { kind: 'set', name, value: ((s.args ?? []) as Json[]).map(constText).join(', ') };
+      return { kind: 'set', name, value: ((s.args ?? []) as Json[]).map(constText).join(', '), local };
     case 'VAR_SET_DEFAULT':
-      return { kind: 'reset', name, tag: 'SET' }; // SET x TO DEFAULT, SET TIME ZONE LOCAL
+      return { kind: 'reset', name, tag: 'SET', local }; // SET x TO DEFAULT, SET TIME ZONE LOCAL
     case 'VAR_RESET':
-      return { kind: 'reset', name, tag: 'RESET' };
+      return { kind: 'reset', name, tag: 'RESET', local: false };
     case 'VAR_RESET_ALL':
       return { kind: 'reset-all' };
     case 'VAR_SET_MULTI':
       // SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …: paxd always gives a
       // transaction one snapshot, which satisfies every isolation level a client asks for. The
       // session's characteristics are default_transaction_isolation (pgjdbc's setTransactionIsolation).
-      return { kind: 'set', name: s.name === 'SESSION CHARACTERISTICS' && hasIsolation(s.args ?? []) ? 'default_transaction_isolation' : 'transaction_isolation', value: isolationOf(s.args ?? []) };
+      return {
+        kind: 'set',
+        name: s.name === 'SESSION CHARACTERISTICS' && hasIsolation(s.args ?? []) ? 'default_transaction_isolation' : 'transaction_isolation',
+        value: isolationOf(s.args ?? []),
+        local: false,
+      };
     default:
       return { kind: 'unsupported', feature: `SET ${String(s.kind)}` };
   }

@@ -186,6 +186,11 @@ export class Transaction {
     return sp.at;
   }
 
+  /** The position of the newest savepoint `name` among those open (0: the first); 3B001 when there is none. */
+  savepointIndex(name: string): number {
+    return this.find(name);
+  }
+
   private find(name: string): number {
     for (let i = this.savepoints.length - 1; i >= 0; i--) if (this.savepoints[i]!.name === name) return i;
     throw unknownSavepoint(name);

@@ -14,7 +14,7 @@ import { TX_STATUS, type TxStatus } from '../codec/constants.js';
 import * as be from '../codec/backend.js';
 import { inFailedTransaction, onlyInTransactionBlock, writeInTransactionBlock } from '../codec/errors.js';
 import type { CursorSet } from './cursor.js';
-import type { SessionParams } from './params.js';
+import type { ParamChange, SessionParams } from './params.js';
 import type { Statement, TransactionVerb } from './statements.js';
 import { Transaction } from './transaction.js';
 import { NO_ROWS, type Outcome } from './outcome.js';
@@ -49,9 +49,12 @@ export class TxBlock {
   /** `tx` is the implicit transaction block of a multi-statement Query (Session.runStatements), not a BEGIN's. */
   implicit = false;
 
+  /** `params`: the session's (past its startup); `report`: parameters a transaction's end changed back. */
   constructor(
     private readonly base: Database,
     private readonly cursors: CursorSet,
+    private readonly params: () => SessionParams,
+    private readonly report: (changes: readonly ParamChange[]) => void,
   ) {}
 
   /** The database statements read: in a transaction block, one pinned snapshot per table. */
@@ -64,9 +67,11 @@ export class TxBlock {
     return this.status !== TX_STATUS.idle || this.implicit;
   }
 
-  /** A statement failed: a block becomes failed (25P02 until its end). */
+  /** A statement failed: a block becomes failed (25P02 until its end), and its innermost level's SETs are undone. */
   fail(): void {
-    if (this.status === TX_STATUS.inTransaction) this.status = TX_STATUS.failed;
+    if (this.status !== TX_STATUS.inTransaction) return;
+    this.status = TX_STATUS.failed;
+    this.report(this.params().abortInnermost());
   }
 
   /** 25P02 in a failed transaction block (but for what ends it), 0A000 for what a block refuses. */
@@ -86,6 +91,7 @@ export class TxBlock {
   beginImplicit(): void {
     this.tx = new Transaction(this.base);
     this.implicit = true;
+    this.params().beginTransaction();
   }
 
   /** The end of a Query's implicit block: its writes commit if no statement failed, else they are dropped; a failed COMMIT throws. */
@@ -94,8 +100,20 @@ export class TxBlock {
     const tx = this.tx!;
     this.implicit = false;
     this.end(!failed);
-    if (failed) await tx.abort();
-    else await tx.commit();
+    if (!failed) return this.commit(tx);
+    await tx.abort();
+    this.report(this.params().endTransaction(false));
+  }
+
+  /** A transaction's COMMIT: its SETs stay if it commits, and are undone if it fails. */
+  private async commit(tx: Transaction): Promise<void> {
+    try {
+      await tx.commit();
+    } catch (e) {
+      this.report(this.params().endTransaction(false));
+      throw e;
+    }
+    this.report(this.params().endTransaction(true));
   }
 
   /**
@@ -103,7 +121,8 @@ export class TxBlock {
    * block pins one snapshot per table it reads and keeps its writes until COMMIT, which may
    * fail with 40001 (./transaction.ts); ROLLBACK [TO] undoes them.
    */
-  async control(verb: TransactionVerb, tag: string, savepoint: string | undefined, params: SessionParams): Promise<Outcome> {
+  async control(verb: TransactionVerb, tag: string, savepoint: string | undefined): Promise<Outcome> {
+    const params = this.params();
     const messages: Buffer[] = [];
     const warn = (code: string, message: string) => {
       if (params.sendsNotice('WARNING')) messages.push(be.noticeResponse({ severity: 'WARNING', code, message }));
@@ -115,7 +134,10 @@ export class TxBlock {
           this.status = TX_STATUS.inTransaction;
           // In a Query's implicit block, what the string wrote before BEGIN joins the new block.
           if (this.implicit) this.implicit = false;
-          else this.tx = new Transaction(this.base);
+          else {
+            this.tx = new Transaction(this.base);
+            params.beginTransaction();
+          }
         }
         return { ...NO_ROWS, tag, messages };
       case 'commit': {
@@ -125,7 +147,11 @@ export class TxBlock {
         this.implicit = false;
         this.end(!failed);
         // The writes become one snapshot per table; a failure (40001) ends the transaction too.
-        if (tx !== null) await (failed ? tx.abort() : tx.commit());
+        if (tx === null) this.report(params.endTransaction(false));
+        else if (failed) {
+          await tx.abort();
+          this.report(params.endTransaction(false));
+        } else await this.commit(tx);
         return { ...NO_ROWS, tag: failed ? 'ROLLBACK' : 'COMMIT', messages };
       }
       case 'rollback':
@@ -133,18 +159,25 @@ export class TxBlock {
         await this.tx?.abort();
         this.implicit = false;
         this.end(false);
+        this.report(params.endTransaction(false));
         return { ...NO_ROWS, tag: 'ROLLBACK', messages };
       case 'savepoint':
         if (this.tx === null || this.implicit) throw onlyInTransactionBlock('SAVEPOINT');
         await this.tx.savepoint(savepoint!);
+        params.savepoint();
         return { ...NO_ROWS, tag: 'SAVEPOINT', messages };
-      case 'release':
+      case 'release': {
         if (this.tx === null || this.implicit) throw onlyInTransactionBlock('RELEASE SAVEPOINT');
+        const index = this.tx.savepointIndex(savepoint!);
         this.tx.release(savepoint!);
+        this.report(params.releaseSavepoint(index));
         return { ...NO_ROWS, tag: 'RELEASE', messages };
+      }
       case 'rollback-to': {
         if (this.tx === null || this.implicit) throw onlyInTransactionBlock('ROLLBACK TO SAVEPOINT');
+        const index = this.tx.savepointIndex(savepoint!);
         const at = await this.tx.rollbackTo(savepoint!);
+        this.report(params.rollbackToSavepoint(index));
         // Cursors declared after the savepoint go with it.
         this.cursors.rollbackTo(at);
         this.status = TX_STATUS.inTransaction;
