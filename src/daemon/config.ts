@@ -13,7 +13,7 @@
  * `--print-config` masks them.
  */
 import { readFileSync } from 'node:fs';
-import { PaxdError, SQLSTATE, unreachable, convertUnit, formatSetting, parseSetting, paxdSetting, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/index.js';
+import { PaxdError, SQLSTATE, unreachable, convertUnit, formatSetting, parseSetting, paxdSetting, STATEMENT_TIMEOUT, VACUUM_GRACE, WORK_MEM, type UnitSetting } from '../types/index.js';
 import { DEFAULT_INGESTED_WINDOW } from '../storage/index.js';
 import { maskUrl } from '../mirror/index.js';
 import type { AuthMethod } from '../pgwire/index.js';
@@ -57,6 +57,12 @@ export interface DaemonConfig {
   vacuum_interval_ms: number;
   /** Memory budget of one statement or load (bytes). */
   work_mem: number;
+  /**
+   * The default statement_timeout (ms; 0: none) of every wire session (SET changes it per
+   * session) and of every HTTP /v1/sql request (its "statement_timeout" field changes it per
+   * request): PostgreSQL's setting, a bare number is milliseconds.
+   */
+  statement_timeout: number;
   /** Wire clients served at once. */
   max_connections: number;
   /** Largest HTTP request body (bytes). */
@@ -149,6 +155,7 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   vacuum_grace_ms: { kind: 'duration', default: 3_600_000, unit: VACUUM_GRACE, flag: '--vacuum-grace' },
   vacuum_interval_ms: { kind: 'duration', default: 600_000, unit: ms('vacuum_interval_ms') },
   work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
+  statement_timeout: { kind: 'duration', default: 0, unit: STATEMENT_TIMEOUT },
   max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
   max_inflight_body_bytes: { kind: 'bytes', default: 256 * 1024 * 1024, unit: bytes('max_inflight_body_bytes') },

@@ -93,7 +93,7 @@ export class Daemon {
         const { host, port } = parseListen(config.listen);
         const start: StartWire =
           deps.startWire ??
-          ((d, h, p, c, w) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, startupTimeoutMs: c.authentication_timeout, auth: w.auth, log: w.log, workMem: c.work_mem }));
+          ((d, h, p, c, w) => startServer({ db: d, host: h, port: p, maxConnections: c.max_connections, startupTimeoutMs: c.authentication_timeout, auth: w.auth, log: w.log, workMem: c.work_mem, statementTimeoutMs: c.statement_timeout }));
         wire = await start(db, host, port, config, { auth, log: wireLog(log, metrics) });
         const w = wire;
         metrics.wireConnections = () => w.connections();
@@ -112,6 +112,7 @@ export class Daemon {
           maxInflightBodyBytes: config.max_inflight_body_bytes,
           headerTimeoutMs: config.http_header_timeout_ms,
           bodyTimeoutMs: config.http_body_timeout_ms,
+          statementTimeoutMs: config.statement_timeout,
           csvHeader: config.csv_header,
           log,
           metrics,

@@ -6,8 +6,11 @@
  *   GET  /metrics              Prometheus text (./metrics.ts)
  *   POST /v1/tables/{t}/rows   body: Arrow IPC stream, CSV or NDJSON (by Content-Type; gzip or
  *                              zstd by Content-Encoding) → one commit; 200 {"rows", "snapshot"}
- *   POST /v1/sql               body: SQL text, or JSON {"sql": "…", "timezone"?: "Europe/Berlin"} (UTC unless given) → Arrow IPC stream, or JSON
- *                              {"fields", "rows"} (PostgreSQL text values) with Accept: application/json
+ *   POST /v1/sql               body: SQL text, or JSON {"sql": "…", "timezone"?: "Europe/Berlin", "statement_timeout"?: "5s"}
+ *                              (UTC and the daemon's statement_timeout unless given) → Arrow IPC stream, or JSON
+ *                              {"fields", "rows"} (PostgreSQL text values) with Accept: application/json.
+ *                              A statement stopped by its timeout is 408 with 57014; one whose client
+ *                              went away is cancelled (nobody is left to answer).
  *
  * Errors are JSON `{"error": {"sqlstate", "message", "line"?, "column"?}}` with a 4xx status
  * for the client's mistakes (5xx for the server's). A body streams into its load as the load
@@ -22,7 +25,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from '../table/index.js';
-import { type PaxdError, isPaxdError, pgDisplayName, unreachable, SQLSTATE, type TimeZone, timeZoneSetting } from '../types/index.js';
+import { type PaxdError, isPaxdError, parseSetting, pgDisplayName, queryCanceled, unreachable, SQLSTATE, STATEMENT_TIMEOUT, type TimeZone, timeZoneSetting } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
 import { streamInput, type Format } from '../insert/readers.js';
 import { query, textRows, commandTag } from '../engine/index.js';
@@ -50,6 +53,8 @@ export interface HttpOptions {
   headerTimeoutMs: number;
   /** A body may go this long without a byte (ms), else 408. */
   bodyTimeoutMs: number;
+  /** Each /v1/sql statement's statement_timeout unless the request gives one (ms; 0: none). */
+  statementTimeoutMs: number;
   csvHeader: boolean;
   log: Logger;
   metrics: DaemonMetrics;
@@ -330,6 +335,8 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
   const text = await body.text();
   let sql = text;
   let zone: TimeZone | undefined;
+  // ?statement_timeout=5s for any body; a JSON body's field wins.
+  let timeout: unknown = requestUrl(req.url).searchParams.get('statement_timeout') ?? undefined;
   if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
     let parsed: unknown;
     try {
@@ -347,18 +354,32 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
       if (z === null) throw new HttpError(400, SQLSTATE.invalid_parameter_value, `invalid value for parameter "TimeZone": ${JSON.stringify(tz)}`);
       zone = z;
     }
+    const st = (parsed as { statement_timeout?: unknown }).statement_timeout;
+    if (st !== undefined) timeout = st;
   }
   if (sql.trim() === '') throw new HttpError(400, SQLSTATE.syntax_error, 'no SQL statement in the body');
+  const ms = timeout === undefined ? o.statementTimeoutMs : statementTimeoutOf(timeout);
+  // The statement stops at its timeout (57014, answered 408), or when its client goes away
+  // (the connection closed before the answer was written: nobody waits for it any more).
+  const ac = new AbortController();
+  const timer = ms > 0 ? setTimeout(() => ac.abort(queryCanceled('timeout')), ms) : null;
+  const gone = () => {
+    if (!res.writableEnded) ac.abort(queryCanceled('user'));
+  };
+  res.once('close', gone);
   const end = o.metrics.queryDuration.startTimer();
   let r;
   try {
-    r = await query(o.db, sql, undefined, zone !== undefined ? { timeZone: zone } : undefined);
+    r = await query(o.db, sql, undefined, { ...(zone !== undefined ? { timeZone: zone } : {}), signal: ac.signal });
     o.metrics.queries.inc({ status: 'ok' });
   } catch (e) {
     o.metrics.queries.inc({ status: 'error' });
+    if (ac.signal.aborted && res.destroyed) o.log.info({ url: req.url }, 'http: statement cancelled: the client went away');
     throw e;
   } finally {
     end();
+    if (timer !== null) clearTimeout(timer);
+    res.off('close', gone);
   }
   const wantsJson = /application\/json/i.test(req.headers.accept ?? '');
   if (wantsJson || r.fields.length === 0) {
@@ -372,6 +393,12 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
   const ipc = resultToArrowIpc(r);
   res.writeHead(200, { 'Content-Type': ARROW_STREAM_TYPE, 'Content-Length': ipc.byteLength, 'X-Paxd-Command': commandTag(r) });
   res.end(ipc);
+}
+
+/** A request's statement_timeout, as SET takes it (`"5s"`, `"1min"`, a bare number of ms); else 400 with 22023. */
+function statementTimeoutOf(v: unknown): number {
+  if (typeof v !== 'string' && typeof v !== 'number') throw new HttpError(400, SQLSTATE.invalid_parameter_value, `invalid value for parameter "statement_timeout": ${JSON.stringify(v)}`);
+  return parseSetting(STATEMENT_TIMEOUT, v);
 }
 
 // ---- responses ----
@@ -434,7 +461,9 @@ interface ErrorJson {
 function errorBody(e: unknown): { status: number; body: ErrorJson } {
   if (e instanceof HttpError) return { status: e.status, body: { error: { sqlstate: e.sqlstate, message: e.message } } };
   if (isPaxdError(e)) {
-    const status = statusOf(e);
+    // A statement that ran out of its statement_timeout: 408, as the Snowflake SQL API answers
+    // one; not 503, which clients and proxies retry, running the same long statement again.
+    const status = e.code === SQLSTATE.query_canceled ? 408 : statusOf(e);
     return {
       status,
       body: {

@@ -209,6 +209,14 @@ export function checksumMismatch(what: string, file: string, offset: number, act
   return corruption(file, offset, `${what}: checksum ${hex(actual)}, expected ${hex(expected)}`);
 }
 
+/**
+ * 57014: a statement stopped by a cancel (CancelRequest, psql's Ctrl-C, an HTTP client that went
+ * away) or by statement_timeout, in PostgreSQL's words (postgres.c ProcessInterrupts).
+ */
+export function queryCanceled(why: 'user' | 'timeout'): PaxdError {
+  return new PaxdError('io', SQLSTATE.query_canceled, why === 'user' ? 'canceling statement due to user request' : 'canceling statement due to statement timeout');
+}
+
 /** 0A000, naming what paxd lacks: `ORDER BY in an aggregate is not supported`. */
 export function featureNotSupported(what: string, position?: number): PaxdError {
   return new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${what} is not supported`, { position });

@@ -56,6 +56,7 @@ export function define(cmd: Command, { out }: Io): void {
           auth: shared.auth,
           log: shared.log,
           workMem: cfg.work_mem,
+          statementTimeoutMs: cfg.statement_timeout,
           ...(o.tlsKey !== undefined || o.tlsCert !== undefined ? { tls: tlsFiles(o.tlsKey, o.tlsCert) } : {}),
         }),
     });

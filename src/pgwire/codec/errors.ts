@@ -106,14 +106,8 @@ export function tooManyConnections(): PaxdError {
   return new PaxdError('io', SQLSTATE.too_many_connections, 'sorry, too many clients already');
 }
 
-/** 57014: a statement cancelled by CancelRequest or by statement_timeout (PostgreSQL's words). */
-export function queryCanceled(why: 'user' | 'timeout'): PaxdError {
-  return new PaxdError(
-    'io',
-    SQLSTATE.query_canceled,
-    why === 'user' ? 'canceling statement due to user request' : 'canceling statement due to statement timeout',
-  );
-}
+/** 57014 (../../types/errors.ts): CancelRequest and statement_timeout. */
+export { queryCanceled } from '../../types/index.js';
 
 /** 25P03: a session left idle inside a transaction block past idle_in_transaction_session_timeout. */
 export function idleInTransactionTimeout(): PaxdError {

@@ -33,5 +33,7 @@ export interface SessionContext {
   readonly cancel: (processId: number, secretKey: number) => void;
   /** The default work_mem of a session, in bytes (the engine's when unset). */
   readonly workMem?: number;
+  /** The default statement_timeout of a session, in ms (0 when unset). */
+  readonly statementTimeoutMs?: number;
   readonly log?: WireLog;
 }

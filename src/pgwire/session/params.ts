@@ -49,6 +49,8 @@ export interface SessionIdentity {
   readonly applicationName: string;
   /** The server's work_mem in bytes (default: the engine's). */
   readonly workMem?: number;
+  /** The server's statement_timeout in ms (default 0: none). */
+  readonly statementTimeoutMs?: number;
   /** The server's TimeZone (default UTC). */
   readonly timeZone?: TimeZone;
 }
@@ -307,7 +309,7 @@ const SPECS: readonly ParamSpec[] = [
     },
   },
   // Enforced by the session (57014, 25P03, 57P05); lock_timeout has nothing to wait on in paxd.
-  withUnit(STATEMENT_TIMEOUT, () => '0'),
+  withUnit(STATEMENT_TIMEOUT, (s) => formatSetting(STATEMENT_TIMEOUT, s.statementTimeoutMs ?? 0)),
   withUnit(IDLE_IN_TRANSACTION_SESSION_TIMEOUT, () => '0'),
   withUnit(IDLE_SESSION_TIMEOUT, () => '0'),
   withUnit(LOCK_TIMEOUT, () => '0'),

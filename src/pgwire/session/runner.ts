@@ -315,7 +315,7 @@ export class StatementRunner {
 }
 
 /** `promise`, or the signal's reason as soon as it is aborted (the work is then abandoned). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);

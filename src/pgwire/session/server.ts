@@ -58,6 +58,8 @@ export interface ServerOptions {
   readonly maxStartups?: number;
   /** Memory one statement may use, in bytes: each session's initial work_mem (default: the engine's). */
   readonly workMem?: number;
+  /** Each session's initial statement_timeout, in ms (default 0: none); SET changes it per session, RESET returns to it. */
+  readonly statementTimeoutMs?: number;
   /** Connection authorized, authentication failed, protocol violations. */
   readonly log?: WireLog;
 }
@@ -98,8 +100,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let nextProcessId = 1;
   const cancel = (processId: number, secretKey: number) => {
     const s = sessions.get(processId);
-    // A wrong key is ignored silently, as PostgreSQL does: nothing tells a guesser it was close.
-    if (s !== undefined && s.secretKey === secretKey) s.cancel();
+    // A wrong key is ignored silently, as PostgreSQL does: nothing tells a guesser it was close
+    // (the log says it, for the operator).
+    const matched = s !== undefined && s.secretKey === secretKey;
+    options.log?.info({ pid: processId, matched }, 'wire: cancel request');
+    if (matched) s.cancel();
   };
   const server = createServer((socket: Socket) => {
     socket.setNoDelay(true);
@@ -133,6 +138,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       tls,
       cancel,
       ...(options.workMem !== undefined ? { workMem: options.workMem } : {}),
+      ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
       ...(options.log !== undefined ? { log: options.log } : {}),
       admit,
     });

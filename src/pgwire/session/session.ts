@@ -42,7 +42,7 @@ import { Output } from './output.js';
 import { isEncryptionRequest, Startup } from './startup.js';
 import { runsInImplicitBlock, TxBlock } from './tx-block.js';
 import { Portals } from './portals.js';
-import { StatementRunner } from './runner.js';
+import { abortable, StatementRunner } from './runner.js';
 import { ExtendedProtocol } from './extended.js';
 import { errorFields } from './outcome.js';
 
@@ -256,6 +256,9 @@ export class Session {
         try {
           if (frame.kind === 'startup') this.startup.packet(frame.code, frame.body);
           else await this.message(frame.code, frame.body);
+          // A COPY FROM cancelled while a message that is not its data was handled.
+          const ci = this.copyIn;
+          if (ci?.abort.signal.aborted) await this.failCopyIn(ci, ci.abort.signal.reason);
         } catch (e) {
           this.fatal(e);
         }
@@ -445,8 +448,14 @@ export class Session {
   private async beginCopyIn(stmt: Statement & { kind: 'copy' }, rest: readonly Statement[]): Promise<void> {
     const { load, format } = await this.runner.openCopyIn(stmt);
     const abort = new AbortController();
-    this.copyIn = { load, rest, abort };
+    const c: CopyIn = { load, rest, abort };
+    this.copyIn = c;
     this.runner.setCurrent(abort);
+    // A cancel while the session waits for the client's next CopyData fails the COPY at once, as
+    // PostgreSQL's interrupt does in its read from the client; a message being handled fails it itself.
+    abort.signal.addEventListener('abort', () => {
+      if (!this.running) void this.failCopyIn(c, abort.signal.reason);
+    });
     this.out.send(be.copyResponse('in', load.width, format.binary ? FORMAT.binary : FORMAT.text));
     this.out.flush();
   }
@@ -457,7 +466,8 @@ export class Session {
       switch (code) {
         case FRONTEND.copyData:
           c.abort.signal.throwIfAborted();
-          await c.load.push(body);
+          // A cancel while the load is busy with a chunk answers at once, not when the chunk is done.
+          await abortable(c.load.push(body), c.abort.signal);
           return;
         case FRONTEND.copyDone: {
           c.abort.signal.throwIfAborted();
@@ -479,11 +489,23 @@ export class Session {
           throw unexpectedDuringCopy(code);
       }
     } catch (e) {
-      this.copyIn = null;
-      this.runner.setCurrent(null, c.abort);
-      await c.load.abort().catch(() => undefined);
-      this.failStatement(e);
-      this.ready();
+      await this.failCopyIn(c, e);
     }
+  }
+
+  /**
+   * The COPY FROM fails: ErrorResponse and ReadyForQuery now (CopyData, CopyDone and CopyFail
+   * that follow are dropped, as the protocol says), then the load is abandoned. The load
+   * commits only at finish(), which is not called now, so the error can be answered before its
+   * staged files are removed.
+   */
+  private async failCopyIn(c: CopyIn, e: unknown): Promise<void> {
+    if (this.copyIn !== c) return;
+    this.copyIn = null;
+    this.runner.setCurrent(null, c.abort);
+    this.failStatement(e);
+    this.ready();
+    this.out.flush();
+    await c.load.abort().catch(() => undefined);
   }
 }

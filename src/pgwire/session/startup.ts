@@ -70,6 +70,7 @@ export class Startup {
           user,
           applicationName: p.params.get('application_name') ?? '',
           ...(this.ctx.workMem !== undefined ? { workMem: this.ctx.workMem } : {}),
+          ...(this.ctx.statementTimeoutMs !== undefined ? { statementTimeoutMs: this.ctx.statementTimeoutMs } : {}),
         });
         const unknownOptions: string[] = [];
         for (const [name, value] of p.params) {
