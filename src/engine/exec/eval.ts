@@ -14,7 +14,7 @@ import { dateTimeFn } from './datetime.js';
 import { mathFn } from './numeric.js';
 import { type RowBatch, take } from './batch.js';
 import { arith, castValue, compare, compareOp, negateValue, toText } from './kernels.js';
-import { asciiLower, asciiUpper, charLength, likeRegExp, position, substring, trim } from './strings.js';
+import { asciiLower, asciiUpper, charLength, likeMatcher, position, substring, trim } from './strings.js';
 import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
@@ -119,7 +119,7 @@ export function evaluate(e: Expr, b: RowBatch): Value[] {
           out[i] = null;
           continue;
         }
-        const re = likeRegExp(p[i] as string, e.escape, e.ci);
+        const re = likeMatcher(p[i] as string, e.escape, e.ci);
         out[i] = re.test(e.ci ? asciiLower(a[i] as string) : (a[i] as string)) !== e.negated;
       }
       return out;

@@ -2,7 +2,7 @@
  * Text kernels with PostgreSQL's semantics under the C collation paxd's PostgreSQL uses
  * (PostgreSQL 15 docs, 9.4 "String Functions and Operators", 9.7.1 "LIKE"):
  *
- *   likeRegExp('a\\%b%', '\\', false)  // /^a%b.*$/su : `\` escapes, `_` one character, `%` any
+ *   likeMatcher('a\\%b%', '\\', false).test('a%bc')  // true: `\` escapes, `_` one character, `%` any
  *   lower('ÉcoLE')                      // 'École': only ASCII letters change under "C"
  *
  * Positions and lengths count characters (code points), not UTF-16 units. Under the C
@@ -24,35 +24,84 @@ export function checkEscape(escape: string): void {
   if ([...escape].length > 1) throw new SqlError('invalid_input', SQLSTATE.invalid_escape_sequence, 'invalid escape string', undefined);
 }
 
-const cache = new Map<string, RegExp>();
+/** A compiled LIKE pattern: whether a whole text matches it. */
+export interface LikeMatcher {
+  test(s: string): boolean;
+}
 
-/** The anchored RegExp a LIKE pattern means; an escape at the pattern's end is 22025. */
-export function likeRegExp(pattern: string, escape: string, ci: boolean): RegExp {
+const cache = new Map<string, LikeMatcher>();
+
+/**
+ * The matcher a LIKE pattern means; an escape at the pattern's end is 22025.
+ *
+ * Not a RegExp: `'%a%a%a%a%a%b'` as `^.*a.*a.*a.*a.*a.*b$` backtracks in O(n^5) over a long
+ * text of a's (issue #18). The pattern is cut at its `%`s into segments of fixed length (a
+ * literal character, or `_` for any one), and a text matches when the first segment matches
+ * its start, the last its end, and the ones between are found, leftmost first, in order
+ * (greedy placement of fixed-length segments loses no match): O(text × pattern) at worst, as
+ * PostgreSQL's like_match.c, whose `%` handling is the same "no backtracking past a match" rule.
+ */
+export function likeMatcher(pattern: string, escape: string, ci: boolean): LikeMatcher {
   const key = `${ci ? 'i' : 'c'}${escape}\u0000${pattern}`;
-  let re = cache.get(key);
-  if (re !== undefined) return re;
+  let m = cache.get(key);
+  if (m !== undefined) return m;
   // PostgreSQL rewrites the pattern to backslash escapes (like_escape) before ILIKE lowers
   // it, so the escape character is matched as written and every other character lowered.
   const chars = [...pattern];
-  const lit = (c: string) => quote(ci ? asciiLower(c) : c);
-  let src = '';
+  const segments: Segment[] = [[]];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
+    const seg = segments[segments.length - 1]!;
     if (escape !== '' && c === escape) {
       if (i + 1 >= chars.length) throw new SqlError('invalid_input', SQLSTATE.invalid_escape_sequence, 'LIKE pattern must not end with escape character');
-      src += lit(chars[++i]!);
-    } else if (c === '%') src += '.*';
-    else if (c === '_') src += '.';
-    else src += lit(c);
+      const lit = chars[++i]!;
+      seg.push(ci ? asciiLower(lit) : lit);
+    } else if (c === '%') segments.push([]);
+    else if (c === '_') seg.push(ANY);
+    else seg.push(ci ? asciiLower(c) : c);
   }
-  re = new RegExp(`^${src}$`, 'su');
+  // A text without surrogates is indexed as it is (a UTF-16 unit is then a character).
+  m = { test: (s: string) => likeMatch(SURROGATE.test(s) ? [...s] : s, segments) };
   if (cache.size > 1000) cache.clear();
-  cache.set(key, re);
-  return re;
+  cache.set(key, m);
+  return m;
 }
 
-function quote(c: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
+/** `_` in a segment: any one character. */
+const ANY = null;
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** Characters (code points) between two `%`s: each one literal, or ANY. */
+type Segment = (string | null)[];
+
+function likeMatch(text: ArrayLike<string>, segments: readonly Segment[]): boolean {
+  const first = segments[0]!;
+  if (segments.length === 1) return text.length === first.length && segmentAt(text, 0, first);
+  const last = segments[segments.length - 1]!;
+  if (first.length + last.length > text.length) return false;
+  if (!segmentAt(text, 0, first) || !segmentAt(text, text.length - last.length, last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (let k = 1; k < segments.length - 1; k++) {
+    const seg = segments[k]!;
+    let found = -1;
+    for (let i = at; i + seg.length <= end; i++) {
+      if (segmentAt(text, i, seg)) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) return false;
+    at = found + seg.length;
+  }
+  return true;
+}
+
+function segmentAt(text: ArrayLike<string>, at: number, seg: Segment): boolean {
+  for (let j = 0; j < seg.length; j++) {
+    const c = seg[j];
+    if (c !== ANY && text[at + j] !== c) return false;
+  }
+  return true;
 }
 
 export function charLength(s: string): number {

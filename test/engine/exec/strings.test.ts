@@ -1,7 +1,7 @@
 /** Text kernels (src/engine/exec/strings.ts): characters are code points; LIKE's escapes. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asciiLower, charLength, checkEscape, likeRegExp, position, substring, trim } from '../../../src/engine/exec/strings.js';
+import { asciiLower, charLength, checkEscape, likeMatcher, position, substring, trim } from '../../../src/engine/exec/strings.js';
 
 const code = (f: () => unknown): string | undefined => {
   try {
@@ -13,23 +13,23 @@ const code = (f: () => unknown): string | undefined => {
 };
 
 test('LIKE: % and _ over code points, escapes, regex metacharacters taken literally', () => {
-  assert.ok(likeRegExp('a_c', '\\', false).test('a😀c'));
-  assert.ok(likeRegExp('%.*%', '\\', false).test('x.*y'));
-  assert.not.ok(likeRegExp('%.*%', '\\', false).test('xy'));
-  assert.ok(likeRegExp('a\\%', '\\', false).test('a%'));
-  assert.not.ok(likeRegExp('a\\%', '\\', false).test('ab'));
-  assert.ok(likeRegExp('a#_', '#', false).test('a_'));
-  assert.ok(likeRegExp('a\\b', '', false).test('a\\b'));
-  assert.ok(likeRegExp('%', '\\', false).test('line\nbreak'));
-  assert.ok(likeRegExp('AX%', 'X', true).test('a%'));
-  assert.is(code(() => likeRegExp('ab\\', '\\', false)), '22025');
+  assert.ok(likeMatcher('a_c', '\\', false).test('a😀c'));
+  assert.ok(likeMatcher('%.*%', '\\', false).test('x.*y'));
+  assert.not.ok(likeMatcher('%.*%', '\\', false).test('xy'));
+  assert.ok(likeMatcher('a\\%', '\\', false).test('a%'));
+  assert.not.ok(likeMatcher('a\\%', '\\', false).test('ab'));
+  assert.ok(likeMatcher('a#_', '#', false).test('a_'));
+  assert.ok(likeMatcher('a\\b', '', false).test('a\\b'));
+  assert.ok(likeMatcher('%', '\\', false).test('line\nbreak'));
+  assert.ok(likeMatcher('AX%', 'X', true).test('a%'));
+  assert.is(code(() => likeMatcher('ab\\', '\\', false)), '22025');
   assert.is(code(() => checkEscape('ab')), '22025');
 });
 
 test('ILIKE, lower and upper change ASCII letters only (collation "C")', () => {
   assert.is(asciiLower('ÉcoLE'), 'École');
-  assert.ok(likeRegExp('É%', '\\', true).test(asciiLower('École')));
-  assert.not.ok(likeRegExp('é%', '\\', true).test(asciiLower('École')));
+  assert.ok(likeMatcher('É%', '\\', true).test(asciiLower('École')));
+  assert.not.ok(likeMatcher('é%', '\\', true).test(asciiLower('École')));
 });
 
 test('length, substring, position and trim count characters, not UTF-16 units', () => {
