@@ -7,6 +7,10 @@
  *   400 08P01  cut short: fewer bytes than Content-Length, or a chunked body without its end
  *   408 08006  no byte for `idleMs` while we wait for one (slowloris); a consumer that is slow
  *              itself (backpressure) does not count against the client
+ *   408 08006  fewer than `minRate` bytes per second on average, once the client has owed us
+ *              bytes for RATE_GRACE_MS (`http_body_min_rate`: a body dribbled a byte just
+ *              before each idle timeout would otherwise hold its connection and its in-flight
+ *              reservation for ever; Apache's mod_reqtimeout MinRate)
  *   503 53000  past `max_inflight_body_bytes` over all requests (Retry-After)
  *
  * The body is never destroyed on failure: destroying the request would destroy the socket
@@ -39,6 +43,13 @@ export function tooLarge(max: number, declared: number | null): HttpError {
 
 function truncated(n: number, declared: number | null): HttpError {
   return new HttpError(400, SQLSTATE.protocol_violation, `request body is truncated: received ${n} bytes${declared !== null ? ` of ${declared} (Content-Length)` : ' before the connection ended'}`);
+}
+
+/** How long a body may take before its average rate is held against `minRate`. */
+export const RATE_GRACE_MS = 5_000;
+
+function tooSlow(n: number, ms: number, minRate: number): HttpError {
+  return new HttpError(408, SQLSTATE.connection_failure, `request body too slow: ${n} bytes in ${Math.round(ms)} ms, less than ${minRate} bytes per second (http_body_min_rate)`);
 }
 
 function timedOut(n: number, idleMs: number): HttpError {
@@ -109,6 +120,8 @@ export interface Reservation {
 export interface BodyLimits {
   readonly max: number;
   readonly idleMs: number;
+  /** Least average bytes per second while the client owes bytes (after RATE_GRACE_MS); 0: none. */
+  readonly minRate?: number;
   readonly reservation: Reservation;
 }
 
@@ -125,6 +138,10 @@ export class Body implements AsyncIterable<Uint8Array> {
   private ended = false;
   private wake: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** The clock of `minRate`: ms the client owed bytes in earlier armed stretches, and when this one began. */
+  private owedMs = 0;
+  private owedSince: number | null = null;
+  private rateTimer: NodeJS.Timeout | null = null;
   private readonly declared: number | null;
   private readonly counted: boolean;
 
@@ -236,6 +253,7 @@ export class Body implements AsyncIterable<Uint8Array> {
   /** Starts (or restarts) the clock of a client that owes us bytes. */
   private arm(): void {
     this.disarm();
+    this.armRate();
     if (this.limits.idleMs <= 0) return;
     const at = this.received;
     this.timer = setTimeout(() => {
@@ -251,5 +269,21 @@ export class Body implements AsyncIterable<Uint8Array> {
   private disarm(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    if (this.owedSince !== null) this.owedMs += performance.now() - this.owedSince;
+    this.owedSince = null;
+    if (this.rateTimer !== null) clearInterval(this.rateTimer);
+    this.rateTimer = null;
+  }
+
+  /** Checks the average rate every second while the client owes bytes. */
+  private armRate(): void {
+    const minRate = this.limits.minRate ?? 0;
+    if (minRate <= 0) return;
+    this.owedSince = performance.now();
+    this.rateTimer = setInterval(() => {
+      const ms = this.owedMs + (this.owedSince === null ? 0 : performance.now() - this.owedSince);
+      if (ms >= RATE_GRACE_MS && this.received < (minRate * ms) / 1000) this.fail(tooSlow(this.received, ms, minRate));
+    }, 1000);
+    this.rateTimer.unref();
   }
 }

@@ -63,6 +63,16 @@ export interface DaemonConfig {
    * request): PostgreSQL's setting, a bare number is milliseconds.
    */
   statement_timeout: number;
+  /**
+   * The most memory one statement may hold (bytes; 0: half of the JavaScript heap limit,
+   * --max-old-space-size), else 53200 out of memory (src/engine/memory.ts).
+   */
+  statement_mem_limit: number;
+  /**
+   * The JavaScript heap past which a growing statement fails with 53200 (bytes; 0: 80% of the
+   * heap limit), so that the process itself never runs out.
+   */
+  process_mem_limit: number;
   /** Wire clients served at once. */
   max_connections: number;
   /** Largest HTTP request body (bytes). */
@@ -77,6 +87,12 @@ export interface DaemonConfig {
   http_header_timeout_ms: number;
   /** The most an HTTP request body may go without a byte arriving (ms), else 408. */
   http_body_timeout_ms: number;
+  /**
+   * The least average rate of an HTTP request body, in bytes per second, once it has taken 5 s
+   * of the client's time (Apache's mod_reqtimeout MinRate, whose default it takes); else 408.
+   * 0: none.
+   */
+  http_body_min_rate: number;
   /**
    * A wire client has this long to finish its startup (SSL negotiation, startup packet,
    * authentication) before it is disconnected, holding no connection slot meanwhile
@@ -156,11 +172,14 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   vacuum_interval_ms: { kind: 'duration', default: 600_000, unit: ms('vacuum_interval_ms') },
   work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
   statement_timeout: { kind: 'duration', default: 0, unit: STATEMENT_TIMEOUT },
+  statement_mem_limit: { kind: 'bytes', default: 0, unit: bytes('statement_mem_limit') },
+  process_mem_limit: { kind: 'bytes', default: 0, unit: bytes('process_mem_limit') },
   max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
   max_inflight_body_bytes: { kind: 'bytes', default: 256 * 1024 * 1024, unit: bytes('max_inflight_body_bytes') },
   http_header_timeout_ms: { kind: 'duration', default: 20_000, unit: paxdSetting('http_header_timeout_ms', 'ms', 1) },
   http_body_timeout_ms: { kind: 'duration', default: 30_000, unit: paxdSetting('http_body_timeout_ms', 'ms', 1) },
+  http_body_min_rate: { kind: 'bytes', default: 500, unit: bytes('http_body_min_rate') },
   authentication_timeout: { kind: 'duration', default: 60_000, unit: AUTHENTICATION_TIMEOUT, flag: '--authentication-timeout' },
   state_dir: { kind: 'path?', default: null, flag: '--state-dir' },
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },

@@ -12,6 +12,7 @@
  *   a second signal: exit at once (status 1).
  */
 import { Database } from '../table/index.js';
+import { configureMemory } from '../engine/index.js';
 import { startServer, parseListen, formatListen, serveAuthConfig, isLoopback, type AuthConfig, type RunningServer, type WireLog } from '../pgwire/index.js';
 import { PaxdError, SQLSTATE } from '../types/index.js';
 import { defaultConfig, type DaemonConfig } from './config.js';
@@ -63,6 +64,8 @@ export class Daemon {
 
   static async start(config: DaemonConfig, deps: DaemonDeps = {}): Promise<Daemon> {
     const log = deps.log ?? createLogger(config.log_level);
+    // 0: the engine's default, from the heap limit (--max-old-space-size).
+    configureMemory({ ...(config.statement_mem_limit > 0 ? { statementLimit: config.statement_mem_limit } : {}), ...(config.process_mem_limit > 0 ? { processLimit: config.process_mem_limit } : {}) });
     const out = deps.out ?? ((s: string) => process.stdout.write(s));
     const metrics = new DaemonMetrics();
     // One users source for both doors: the config's users, the users file, the method; with
@@ -113,6 +116,7 @@ export class Daemon {
           headerTimeoutMs: config.http_header_timeout_ms,
           bodyTimeoutMs: config.http_body_timeout_ms,
           statementTimeoutMs: config.statement_timeout,
+          bodyMinRate: config.http_body_min_rate,
           csvHeader: config.csv_header,
           log,
           metrics,

@@ -55,6 +55,8 @@ export interface HttpOptions {
   bodyTimeoutMs: number;
   /** Each /v1/sql statement's statement_timeout unless the request gives one (ms; 0: none). */
   statementTimeoutMs: number;
+  /** Least average body bytes per second (./body.ts, after its grace), else 408; 0 or absent: none. */
+  bodyMinRate?: number;
   csvHeader: boolean;
   log: Logger;
   metrics: DaemonMetrics;
@@ -82,7 +84,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   const body = (req: IncomingMessage, res: ServerResponse, max: number): Body => {
     const reservation = inflight.admit(declaredLength(req));
     if (/100-continue/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
-    const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, reservation });
+    const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, minRate: o.bodyMinRate ?? 0, reservation });
     bodies.set(b, reservation);
     return b;
   };

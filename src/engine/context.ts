@@ -26,6 +26,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type PgType, type TimeZone, type Value, UTC, stackDepthOf } from '../types/index.js';
+import { accountOf, beginSlice, chargeAccount, endSlice, memoryErrorOf } from './memory.js';
 
 /** The default work memory: 256 MB, for each hash table a statement builds. */
 export const DEFAULT_WORK_MEM = 256 * 1024 * 1024;
@@ -73,6 +74,7 @@ function due(ctx: StatementContext | undefined): boolean {
   const start = sliceStart.get(ctx);
   if (start === undefined) {
     sliceStart.set(ctx, now);
+    beginSlice(accountOf(ctx));
     return false;
   }
   return now - start >= YIELD_MS;
@@ -88,7 +90,7 @@ export async function withContext<T>(ctx: StatementContext, f: () => Promise<T>)
   try {
     return await storage.run(ctx, f);
   } catch (e) {
-    throw stackDepthOf(e);
+    throw memoryErrorOf(stackDepthOf(e));
   }
 }
 
@@ -133,12 +135,27 @@ export function yieldDue(): boolean {
 
 /** Gives the event loop back once, then throws if the statement was stopped meanwhile. */
 export async function yieldNow(): Promise<void> {
+  const before = storage.getStore();
+  // The slice's heap growth is the statement's (./memory.ts): 53200 past a memory cap.
+  if (before !== undefined) endSlice(accountOf(before));
   await new Promise<void>((resolve) => setImmediate(resolve));
   const now = performance.now();
   lastYield = now;
   const ctx = storage.getStore();
-  if (ctx !== undefined) sliceStart.set(ctx, now);
+  if (ctx !== undefined) {
+    sliceStart.set(ctx, now);
+    beginSlice(accountOf(ctx));
+  }
   ctx?.signal?.throwIfAborted();
+}
+
+/**
+ * Charges `bytes` that the current statement keeps (negative: gives them back) to its memory
+ * account (./memory.ts); 53200 past the statement's memory cap. Outside a statement, nothing.
+ */
+export function chargeMemory(bytes: number, what: string): void {
+  const ctx = storage.getStore();
+  chargeAccount(ctx === undefined ? null : accountOf(ctx), bytes, what);
 }
 
 /** The interrupt-and-yield point of batch loops: `tick()`, and `yieldNow()` when it is due. */

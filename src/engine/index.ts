@@ -32,6 +32,7 @@ export { SqlError } from './errors.js';
 
 export { DEFAULT_WORK_MEM, currentTimeZone, yieldDue, yieldNow } from './context.js';
 export { engineCounters, type EngineCounters } from './counters.js';
+export { configureMemory, memoryLimits } from './memory.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
 export { parseStatements, onParse, type AstNode, type ParsedStatement } from './parse.js';
 

@@ -8,9 +8,12 @@
  * node is a one-key object `{ Kind: fields }`; fields that PostgreSQL leaves at their default
  * (false, 0, empty lists) are absent.
  */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { loadModule, parseSync } from 'libpg-query';
 import { syntaxError } from './errors.js';
+import { outOfMemory } from './memory.js';
 import { stackDepthOf } from '../types/index.js';
 
 /**
@@ -75,7 +78,7 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
   parseHook?.(sql);
   const chars = charOffsets(sql);
   try {
-    tree = parseSync(sql) as typeof tree;
+    tree = (sql.length > WORKER_PARSE_CHARS ? await parseInWorker(sql) : parseSync(sql)) as typeof tree;
   } catch (e) {
     if (stackDepthOf(e) !== e) throw stackDepthOf(e); // the parse tree's JSON nested too deep for JSON.parse
     const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
@@ -88,6 +91,87 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
     const text = bytes === null ? sql.slice(start, end) : bytes.toString('utf8', start, end ?? bytes.byteLength);
     return Object.freeze({ ast: freezeTree(s.stmt, chars), text, offset: toChar(chars, start) });
   });
+}
+
+/**
+ * Query strings longer than this are parsed on a worker thread: libpg-query's parse is one
+ * synchronous call, about 0.8 s for a 100,000-value IN list (0.6 MB) and minutes for a 200 MB
+ * text, during which the event loop that serves every other session would stand still (issue
+ * #18). There is no length limit of paxd's own: PostgreSQL's is its 1 GB message limit
+ * (PQ_LARGE_MESSAGE_LIMIT, 08P01 on the wire, src/pgwire), and what a parse needs beyond
+ * memory fails with 53200, not the process.
+ */
+export const WORKER_PARSE_CHARS = 64 * 1024;
+
+/**
+ * The worker's code (plain JavaScript, so that it runs the same from source and from the
+ * bundle): parses each request and answers with the tree as JSON text, or with the error's
+ * name, message and libpg-query's details.
+ */
+const PARSE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const pg = require(workerData.libpgQuery);
+const ready = pg.loadModule();
+parentPort.on('message', async (m) => {
+  try {
+    await ready;
+    const json = JSON.stringify(pg.parseSync(m.sql));
+    parentPort.postMessage({ id: m.id, ok: true, json });
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, ok: false, name: e && e.name, message: e instanceof Error ? e.message : String(e), sqlDetails: e && e.sqlDetails });
+  }
+});
+`;
+
+interface WorkerAnswer {
+  id: number;
+  ok: boolean;
+  json?: string;
+  name?: string;
+  message?: string;
+  sqlDetails?: unknown;
+}
+
+let parser: { worker: Worker; pending: Map<number, (a: WorkerAnswer) => void>; next: number } | null = null;
+
+function parserWorker(): NonNullable<typeof parser> {
+  if (parser !== null) return parser;
+  const worker = new Worker(PARSE_WORKER, { eval: true, workerData: { libpgQuery: createRequire(import.meta.url).resolve('libpg-query') } });
+  const p = { worker, pending: new Map<number, (a: WorkerAnswer) => void>(), next: 0 };
+  worker.unref();
+  worker.on('message', (a: WorkerAnswer) => {
+    p.pending.get(a.id)?.(a);
+    p.pending.delete(a.id);
+    if (p.pending.size === 0) worker.unref();
+  });
+  // A worker that died (out of memory in the parse of a huge text) fails what it held; the next parse starts another.
+  const lost = (why: string) => {
+    if (parser === p) parser = null;
+    for (const [id, done] of p.pending) done({ id, ok: false, name: 'WorkerLost', message: why });
+    p.pending.clear();
+  };
+  worker.on('error', (e) => lost(e.message));
+  worker.on('exit', (code) => lost(`the parser thread exited with ${code}`));
+  parser = p;
+  return p;
+}
+
+async function parseInWorker(sql: string): Promise<unknown> {
+  const p = parserWorker();
+  const id = p.next++;
+  const a = await new Promise<WorkerAnswer>((resolve) => {
+    p.pending.set(id, resolve);
+    p.worker.ref();
+    p.worker.postMessage({ id, sql });
+  });
+  if (a.ok) return JSON.parse(a.json!);
+  if (a.name === 'RangeError') {
+    if (/call stack/.test(a.message ?? '')) throw new RangeError(a.message);
+    throw outOfMemory(sql.length, 'MessageContext');
+  }
+  // libpg-query answers "Parse result is null" when its WebAssembly memory ran out (a 200 MB literal).
+  if (a.name === 'WorkerLost' || (a.sqlDetails === undefined && /memory|allocat|out of bounds|abort|result is null/i.test(a.message ?? ''))) throw outOfMemory(sql.length, 'MessageContext');
+  throw Object.assign(new Error(a.message), { sqlDetails: a.sqlDetails });
 }
 
 /** Parses `sql` into the trees of its statements (see parseStatements). */

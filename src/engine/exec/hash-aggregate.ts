@@ -23,7 +23,8 @@ import { evaluate } from './eval.js';
 import { jsonbEqualityKey } from './jsonb.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
-import { currentWorkMem, tick, yieldNow } from '../context.js';
+import { chargeMemory, currentWorkMem, tick, yieldNow } from '../context.js';
+import { MAX_ALLOC_SIZE, MAX_STRING_LENGTH, outOfMemory } from '../memory.js';
 import { mergeSort } from './sort.js';
 
 interface Group {
@@ -35,7 +36,19 @@ interface Group {
  * `seen` holds the keys of values already folded, for DISTINCT aggregates; collecting
  * aggregates keep their inputs in `vals` and their ORDER BY keys in `keys` (one array per key).
  */
-type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[] };
+type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[]; len?: number };
+
+/**
+ * Bytes the current `add` made the aggregate keep (new groups, DISTINCT keys, collected
+ * inputs), charged to the statement's memory account (../memory.ts) once per batch. `add`
+ * runs without awaiting, so one counter serves every aggregate.
+ */
+let grown = 0;
+
+/** Estimated bytes a value keeps in an array: the slot, and a string's characters. */
+function valueBytes(v: Value): number {
+  return typeof v === 'string' ? 24 + v.length : v instanceof Uint8Array ? 64 + v.byteLength : 16;
+}
 
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
@@ -51,7 +64,22 @@ export class HashAggregate {
     this.groupBytes = 160 + 48 * keys.length + 64 * aggs.length;
   }
 
+  /** Bytes charged to the statement's memory account, given back by `finish`. */
+  private charged = 0;
+
   add(b: RowBatch): void {
+    grown = 0;
+    try {
+      this.addRows(b);
+    } finally {
+      if (grown > 0) {
+        chargeMemory(grown, 'HashAgg meta context');
+        this.charged += grown;
+      }
+    }
+  }
+
+  private addRows(b: RowBatch): void {
     const keyCols = this.keys.map((k) => evaluate(k, b));
     const argCols = this.aggs.map((a) => (a.arg === null ? null : evaluate(a.arg, b)));
     const orderCols = this.aggs.map((a) => (COLLECTING_AGGREGATES.has(a.fn) ? (a.order ?? []).map((o) => evaluate(o.expr, b)) : null));
@@ -78,6 +106,7 @@ export class HashAggregate {
           st.seen ??= new Set();
           if (st.seen.has(k)) continue;
           st.seen.add(k);
+          grown += 40 + k.length;
         }
         accumulate(this.aggs[j]!, st, v);
       }
@@ -102,6 +131,8 @@ export class HashAggregate {
         out[this.keys.length + j]!.push(final(a, st));
       }
     }
+    chargeMemory(-this.charged, 'HashAgg meta context');
+    this.charged = 0;
     return { rows: this.groups.size, cols: out };
   }
 
@@ -112,6 +143,7 @@ export class HashAggregate {
     if (g === undefined) {
       g = { keys, states: this.aggs.map(() => ({ n: 0, v: undefined })) };
       this.groups.set(h, g);
+      grown += this.groupBytes + h.length;
       if ((this.groups.size & 1023) === 0 && this.groups.size * this.groupBytes > this.workMem) throw workMemExceeded('hash aggregate', this.workMem);
     }
     return g;
@@ -152,13 +184,30 @@ function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: nu
     st.seen ??= new Set();
     if (st.seen.has(k)) return;
     st.seen.add(k);
+    grown += 40 + k.length;
   }
+  if (a.fn === 'string_agg') stringAggLength(a, st, v as string);
   st.n++;
   (st.vals ??= []).push(v);
+  grown += valueBytes(v);
   if (orderCols.length > 0) {
     st.keys ??= orderCols.map(() => []);
     for (let k = 0; k < orderCols.length; k++) st.keys[k]!.push(orderCols[k]![i]!);
   }
+}
+
+/**
+ * string_agg's result grows past PostgreSQL's MaxAllocSize as its StringInfo would: 54000
+ * `out of memory` with enlargeStringInfo's DETAIL (lengths in UTF-16 units, bytes for ASCII).
+ */
+function stringAggLength(a: AggCall, st: AggState, v: string): void {
+  const have = st.len ?? 0;
+  const more = (st.n === 0 ? 0 : ((a.param as string | null) ?? '').length) + v.length;
+  if (have + more > MAX_ALLOC_SIZE) {
+    const e = new SqlError('usage', SQLSTATE.program_limit_exceeded, 'out of memory');
+    throw Object.assign(e, { detail: `Cannot enlarge string buffer containing ${have} bytes by ${more} more bytes.` });
+  }
+  st.len = have + more;
 }
 
 /**
@@ -213,6 +262,8 @@ function finalCollected(a: AggCall, st: AggState): Value {
   switch (a.fn) {
     case 'string_agg': {
       const delim = (a.param as string | null) ?? '';
+      // Below MaxAllocSize but past what one V8 string holds: the statement's memory, not the process's.
+      if ((st.len ?? 0) > MAX_STRING_LENGTH) throw outOfMemory(st.len ?? 0, 'ExecutorState');
       let out: string | null = null;
       for (const k of idx) out = out === null ? (vals[k] as string) : out + delim + (vals[k] as string);
       return out;

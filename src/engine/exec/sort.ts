@@ -6,7 +6,7 @@
 import type { PgType, Value } from '../../types/index.js';
 import { BoundedHeap } from '../../scan/index.js';
 import { compare } from './kernels.js';
-import { tick, yieldIfDue, yieldNow } from '../context.js';
+import { chargeMemory, tick, yieldIfDue, yieldNow } from '../context.js';
 
 /**
  * Rows one synchronous Array.prototype.sort may take: a larger input is sorted as runs of this
@@ -66,6 +66,18 @@ export async function sortRows(rows: Value[][], keys: readonly SortKey[], limit?
 export async function mergeSort<T>(a: T[], cmp: (x: T, y: T) => number): Promise<T[]> {
   const n = a.length;
   if (n <= SORT_RUN) return a.sort(cmp);
+  // The scratch array and a run: what the sort itself adds to the statement's memory (../memory.ts).
+  const bytes = 8 * (n + SORT_RUN);
+  chargeMemory(bytes, 'TupleSort main');
+  try {
+    return await mergeRuns(a, cmp);
+  } finally {
+    chargeMemory(-bytes, 'TupleSort main');
+  }
+}
+
+async function mergeRuns<T>(a: T[], cmp: (x: T, y: T) => number): Promise<T[]> {
+  const n = a.length;
   for (let lo = 0; lo < n; lo += SORT_RUN) {
     const run = a.slice(lo, Math.min(n, lo + SORT_RUN)).sort(cmp);
     for (let i = 0; i < run.length; i++) a[lo + i] = run[i]!;
