@@ -240,6 +240,8 @@ export class Body implements AsyncIterable<Uint8Array> {
 
   private stop(): void {
     this.disarm();
+    if (this.rateTimer !== null) clearInterval(this.rateTimer);
+    this.rateTimer = null;
     this.req.off('data', this.onData).off('end', this.onEnd).off('close', this.onClose).off('error', this.onClose);
     if (!this.ended) this.req.pause();
   }
@@ -269,17 +271,17 @@ export class Body implements AsyncIterable<Uint8Array> {
   private disarm(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    // The client owes nothing while paxd is behind (backpressure): the rate's clock stops.
     if (this.owedSince !== null) this.owedMs += performance.now() - this.owedSince;
     this.owedSince = null;
-    if (this.rateTimer !== null) clearInterval(this.rateTimer);
-    this.rateTimer = null;
   }
 
-  /** Checks the average rate every second while the client owes bytes. */
+  /** Runs the rate's clock, and checks the average rate every second until the body is done. */
   private armRate(): void {
     const minRate = this.limits.minRate ?? 0;
     if (minRate <= 0) return;
-    this.owedSince = performance.now();
+    this.owedSince ??= performance.now();
+    if (this.rateTimer !== null) return;
     this.rateTimer = setInterval(() => {
       const ms = this.owedMs + (this.owedSince === null ? 0 : performance.now() - this.owedSince);
       if (ms >= RATE_GRACE_MS && this.received < (minRate * ms) / 1000) this.fail(tooSlow(this.received, ms, minRate));

@@ -386,11 +386,11 @@ const POSTGRES_BUILTINS = new Set(
     'corr cos cosd cosh cot cotd count covar_pop covar_samp cume_dist current_database current_schema current_setting current_user ' +
     'date_bin decode degrees dense_rank div encode every exp factorial first_value format gcd gen_random_uuid generate_series ' +
     'initcap isfinite json_agg json_build_object jsonb_agg jsonb_array_length jsonb_build_object jsonb_extract_path jsonb_extract_path_text ' +
-    'jsonb_object_agg jsonb_typeof justify_days justify_hours justify_interval lag last_value lcm lead left length ln localtime log log10 lpad ' +
+    'jsonb_object_agg jsonb_typeof justify_days justify_hours justify_interval lag last_value lcm lead left length ln localtime log log10 ' +
     'make_date make_interval make_time make_timestamp make_timestamptz md5 min_scale max min mode nth_value ntile nullif num_nonnulls num_nulls ' +
     'octet_length overlay percent_rank percentile_cont percentile_disc pg_typeof pi quote_ident quote_literal quote_nullable radians random ' +
     'rank regexp_match regexp_matches regexp_replace regexp_split_to_array regexp_split_to_table regr_avgx regr_avgy regr_count regr_intercept ' +
-    'regr_r2 regr_slope regr_sxx regr_sxy regr_syy repeat replace reverse right row_number rpad scale setseed sha224 sha256 sha384 sha512 ' +
+    'regr_r2 regr_slope regr_sxx regr_sxy regr_syy replace reverse right row_number scale setseed sha224 sha256 sha384 sha512 ' +
     'sin sind sinh split_part starts_with statement_timestamp stddev stddev_pop stddev_samp string_agg string_to_array strpos sum tan tand tanh ' +
     'timeofday to_char to_date to_hex to_json to_jsonb to_number to_timestamp transaction_timestamp translate trim_scale unnest ' +
     'upper_inf lower_inf var_pop var_samp variance version width_bucket xmlagg'

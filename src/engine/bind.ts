@@ -1713,6 +1713,13 @@ class Binder {
       case 'rtrim':
         arity(1, 2);
         return E.func(name, args.map((a) => this.text(a, sig)), T.text);
+      case 'repeat':
+        arity(2, 2);
+        return E.func('repeat', [this.text(args[0]!, sig), this.int4(args[1]!, sig)], T.text);
+      case 'lpad':
+      case 'rpad':
+        arity(2, 3);
+        return E.func(name, [this.text(args[0]!, sig), this.int4(args[1]!, sig), ...args.slice(2).map((a) => this.text(a, sig))], T.text);
       case 'concat':
         if (args.length === 0) throw sig();
         for (const a of args) if (categoryOf(a.type) === 'other' && !unknownLiterals.has(a)) throw notSupported(`concat of ${pgDisplayName(a.type)}`, n.location);

@@ -42,6 +42,8 @@ export type ScalarFn = TextFn | DateTimeFn | MathFn;
 
 export type TextFn =
   | 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat' | 'octet_length'
+  /** repeat(text, int4), lpad/rpad(text, int4 [, text]): bounded by the statement's memory (./memory.ts). */
+  | 'repeat' | 'lpad' | 'rpad'
   /** `text ~ pattern` / `~*` (PostgreSQL's textregexeq / texticregexeq; ./exec/regex.ts). */
   | 'textregexeq'
   | 'texticregexeq'

@@ -100,6 +100,16 @@ export function chargeAccount(account: MemoryAccount | null, bytes: number, what
   }
 }
 
+/**
+ * One value of `bytes` about to be built (a repeat or lpad result): 53200 when it alone passes
+ * the statement cap, would take the heap past the process cap, or passes the longest string
+ * V8 builds. Not charged: the value is the row's, gone with its batch.
+ */
+export function checkAllocation(bytes: number, what: string): void {
+  if (bytes < 1 << 20) return;
+  if (bytes > limits.statement || bytes > MAX_STRING_LENGTH || usedHeap() + bytes > limits.process) throw outOfMemory(bytes, what);
+}
+
 /** The used heap, in bytes (one V8 call, about a microsecond). */
 export function usedHeap(): number {
   return getHeapStatistics().used_heap_size;

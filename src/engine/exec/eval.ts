@@ -14,7 +14,7 @@ import { dateTimeFn } from './datetime.js';
 import { mathFn } from './numeric.js';
 import { type RowBatch, take } from './batch.js';
 import { arith, castValue, compare, compareOp, negateValue, toText } from './kernels.js';
-import { asciiLower, asciiUpper, charLength, likeMatcher, position, substring, trim } from './strings.js';
+import { asciiLower, asciiUpper, charLength, likeMatcher, pad, position, repeatText, substring, trim } from './strings.js';
 import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
@@ -236,6 +236,11 @@ function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number):
       return trim(s, args.length > 1 ? (args[1]![i] as string) : ' ', fn !== 'rtrim', fn !== 'ltrim');
     case 'textcat':
       return s + (args[1]![i] as string);
+    case 'repeat':
+      return repeatText(s, args[1]![i] as number);
+    case 'lpad':
+    case 'rpad':
+      return pad(s, args[1]![i] as number, args.length > 2 ? (args[2]![i] as string) : ' ', fn === 'lpad');
     case 'octet_length': {
       const v = args[0]![i]!;
       return v instanceof Uint8Array ? v.byteLength : Buffer.byteLength(v as string, 'utf8');

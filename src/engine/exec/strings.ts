@@ -10,6 +10,7 @@
  */
 import { SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
+import { checkAllocation, MAX_ALLOC_SIZE } from '../memory.js';
 
 export function asciiLower(s: string): string {
   return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -135,4 +136,44 @@ export function trim(s: string, set: string, leading: boolean, trailing: boolean
   if (leading) while (a < b && drop.has(chars[a]!)) a++;
   if (trailing) while (b > a && drop.has(chars[b - 1]!)) b--;
   return chars.slice(a, b).join('');
+}
+
+/** 54000, as PostgreSQL's repeat and lpad/rpad refuse a result past MaxAllocSize. */
+function lengthTooLarge(): SqlError {
+  return new SqlError('usage', SQLSTATE.program_limit_exceeded, 'requested length too large');
+}
+
+/**
+ * repeat(s, n) (varlena.c repeat): '' for n ≤ 0; 54000 `requested length too large` when the
+ * result's bytes (plus the 4-byte header) pass MaxAllocSize, as PostgreSQL; below that, a
+ * result the statement's memory cannot hold is 53200 (../memory.ts).
+ *
+ *   repeat('ab', 3)            // 'ababab'
+ *   repeat('x', 1100000000)    // 54000
+ */
+export function repeatText(s: string, n: number): string {
+  if (n <= 0 || s === '') return '';
+  const bytes = Buffer.byteLength(s, 'utf8') * n;
+  if (bytes + 4 > MAX_ALLOC_SIZE) throw lengthTooLarge();
+  checkAllocation(s.length * n, 'ExecutorState');
+  return s.repeat(n);
+}
+
+/**
+ * lpad/rpad(s, len [, fill]) (oracle_compat.c): s cut or padded with fill to len characters;
+ * '' for len ≤ 0; s cut when fill is ''. PostgreSQL refuses len × the encoding's longest
+ * character (4 bytes in UTF-8) past MaxAllocSize with 54000, whatever the fill.
+ */
+export function pad(s: string, len: number, fill: string, left: boolean): string {
+  if (len <= 0) return '';
+  if (len * 4 + 4 > MAX_ALLOC_SIZE) throw lengthTooLarge();
+  const chars = [...s];
+  if (chars.length >= len) return chars.slice(0, len).join('');
+  const f = [...fill];
+  if (f.length === 0) return s;
+  const need = len - chars.length;
+  checkAllocation(s.length + need * 2, 'ExecutorState');
+  const whole = Math.floor(need / f.length);
+  const padding = fill.repeat(whole) + f.slice(0, need - whole * f.length).join('');
+  return left ? padding + s : s + padding;
 }

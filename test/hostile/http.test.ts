@@ -1,8 +1,10 @@
 /**
  * The HTTP suite of issue #18 (Done-when 2), against a real `paxd serve` (the CLI, a child
- * process) with users: 2 GB declared bodies, concurrent large uploads within a memory bound,
- * slowloris headers and bodies, truncated and garbage Arrow, CSV and NDJSON, unauthenticated
- * requests. /health answers throughout and the daemon stays up.
+ * process) with users and a 1 GB JavaScript heap (`--max-old-space-size=1024`): 2 GB declared
+ * bodies, concurrent large uploads within a memory bound, slowloris headers and bodies (stalled,
+ * and dribbled just fast enough to dodge the idle timeout: http_body_min_rate), truncated and
+ * garbage Arrow, CSV and NDJSON, unauthenticated requests. /health answers throughout and the
+ * daemon stays up.
  *
  * Sizes are small by default, for CI; PAXD_SOAK=1 runs the issue's: 50 concurrent uploads of
  * 100 MB each. The peak RSS of the daemon (VmHWM) is printed and bounded either way.
@@ -20,7 +22,7 @@ import { Database } from '../../src/table/database.js';
 import { parseColumns } from '../../src/types/parse-type.js';
 import { scramVerifier } from '../../src/pgwire/index.js';
 import { tempDir } from '../support/tmp.js';
-import { serveCli, stopCli, type Served } from './serve.js';
+import { serveCli, stopCli, type Served } from '../daemon/serve.js';
 
 const SOAK = process.env.PAXD_SOAK === '1';
 const UPLOADS = SOAK ? 50 : 12;
@@ -31,6 +33,9 @@ const RSS_BOUND = SOAK ? 1536 * 1024 * 1024 : 1024 * 1024 * 1024;
 // Short, to see them work; under the soak's load a second without a byte is too likely.
 const HEADER_TIMEOUT_MS = SOAK ? 5000 : 1000;
 const BODY_TIMEOUT_MS = SOAK ? 5000 : 1000;
+/** The daemon's least body rate (bytes per second, after a 5 s grace: src/daemon/body.ts). */
+const MIN_RATE = 500;
+const HEAP_MB = 1024;
 
 const USER = 'loader';
 const PASSWORD = 'suite pw';
@@ -53,6 +58,8 @@ test.before(async () => {
     PAXD_MAX_INFLIGHT_BODY_BYTES: String(INFLIGHT),
     PAXD_HTTP_HEADER_TIMEOUT_MS: String(HEADER_TIMEOUT_MS),
     PAXD_HTTP_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+    PAXD_HTTP_BODY_MIN_RATE: String(MIN_RATE),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${HEAP_MB}`,
     PAXD_LOG_LEVEL: process.env.SUITE_LOG ?? 'warn',
   });
 });
@@ -305,6 +312,40 @@ test('slowloris: trickled headers get 408 at http_header_timeout_ms, stalled bod
   assert.ok(elapsed < BODY_TIMEOUT_MS + HEADER_TIMEOUT_MS + 4000, `all cut off after ${elapsed.toFixed(0)} ms`);
   assert.is(await count(), before, 'nothing of a stalled body committed');
   await alive('after slowloris');
+});
+
+test('a body dribbled under http_body_min_rate, never idle long enough for the idle timeout: 408 after the grace, nothing committed', async () => {
+  const before = await count();
+  const t0 = performance.now();
+  // 40 bytes every 300 ms (133 B/s, under MIN_RATE), each gap well under BODY_TIMEOUT_MS.
+  const answer = await new Promise<string>((resolve) => {
+    let got = '';
+    const sock = connect(s.port, '127.0.0.1', () => {
+      sock.write(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: 1000000\r\n\r\n`);
+      let n = 0;
+      const t = setInterval(() => {
+        if (sock.destroyed) return clearInterval(t);
+        sock.write(`${String(n++).padStart(8, '0')},dribble,${String(n).padStart(22, '0')}\n`);
+      }, 300);
+      sock.on('close', () => clearInterval(t));
+    });
+    const stop = setTimeout(() => sock.destroy(), 20_000);
+    sock.on('data', (b) => (got += b.toString('latin1')));
+    sock.on('close', () => {
+      clearTimeout(stop);
+      resolve(got);
+    });
+    sock.on('error', () => undefined);
+  });
+  const ms = performance.now() - t0;
+  console.log(`dribbled body (133 B/s under a ${MIN_RATE} B/s minimum): ${status(answer)} after ${ms.toFixed(0)} ms`);
+  assert.is(status(answer), 408, answer.slice(0, 300));
+  assert.is(jsonOf(answer).error.sqlstate, '08006');
+  assert.match(jsonOf(answer).error.message, 'http_body_min_rate');
+  // The grace (5 s of the client's time) and the once-a-second check.
+  assert.ok(ms > 4500 && ms < 9000, `cut off after ${ms.toFixed(0)} ms`);
+  assert.is(await count(), before, 'nothing of the dribbled body committed');
+  await alive('after the dribbled body');
 });
 
 const halfOf = (b: Uint8Array) => b.subarray(0, b.byteLength >> 1);
