@@ -55,25 +55,25 @@ export function regexFor(pattern: string, ci: boolean): RegexMatcher {
   let re = cache.get(key);
   if (re !== undefined) return re;
   const t = translate(pattern, ci);
-  re = t.lookahead ? backtracking(t, ci) : linear(t.src, ci);
+  re = t.lookahead ? backtracking(t) : linear(t.src);
   if (cache.size > 256) cache.clear();
   cache.set(key, re);
   return re;
 }
 
-function linear(src: string, ci: boolean): RegexMatcher {
+function linear(src: string): RegexMatcher {
   try {
-    return RE2JS.compile(src, RE2JS.DOTALL | (ci ? RE2JS.CASE_INSENSITIVE : 0));
+    return RE2JS.compile(src, RE2JS.DOTALL);
   } catch (e) {
     throw invalid((e as Error).message.replace(/^error parsing regexp: /, ''));
   }
 }
 
 /** A RegExp, for lookahead only, and only where backtracking is bounded (the header). */
-function backtracking(t: Translation, ci: boolean): RegexMatcher {
+function backtracking(t: Translation): RegexMatcher {
   if (t.unbounded > 0 || t.quantifiedGroups > 0 || t.quantifiers > 1) throw unsupported('lookahead constraints (?= (?! together with quantifiers');
   try {
-    return new RegExp(t.src, ci ? 'si' : 'su');
+    return new RegExp(t.src, 'su');
   } catch (e) {
     throw invalid((e as Error).message);
   }
@@ -117,7 +117,7 @@ function translate(p: string, ci: boolean): Translation {
       continue;
     }
     if (c === '[') {
-      const r = bracket(p, i);
+      const r = bracket(p, i, ci);
       out += r.src;
       i = r.end;
       continue;
@@ -159,7 +159,7 @@ function translate(p: string, ci: boolean): Translation {
       i++;
       continue;
     }
-    out += c;
+    out += ci && /[A-Za-z]/.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
     i++;
   }
   return { src: out, lookahead, unbounded, quantifiers, quantifiedGroups };
@@ -194,10 +194,16 @@ function escape(p: string, at: number, inBracket: boolean): string {
   }
 }
 
-/** A bracket expression starting at p[start] === '['. */
-function bracket(p: string, start: number): { src: string; end: number } {
+/**
+ * A bracket expression starting at p[start] === '['. Case-insensitive (`~*`), its ASCII letters
+ * and ranges gain their other case, as PostgreSQL's C-collation folding does (only ASCII: no
+ * engine flag, whose Unicode folding would match the Kelvin sign K to `k`, and ſ to `s`).
+ */
+function bracket(p: string, start: number, ci: boolean): { src: string; end: number } {
   let i = start + 1;
   let src = '[';
+  let extra = '';
+  const lit = (c: string) => (c === '[' || c === '/' || c === '\\' || c === ']' || c === '^' || c === '-' ? `\\${c}` : c);
   if (p[i] === '^') {
     src += '^';
     i++;
@@ -211,9 +217,28 @@ function bracket(p: string, start: number): { src: string; end: number } {
       i += 2;
       continue;
     }
+    const hi = p[i + 2];
+    if (p[i + 1] === '-' && hi !== undefined && hi !== ']' && hi !== '\\' && c !== '[') {
+      src += `${lit(c)}-${lit(hi)}`;
+      if (ci) extra += otherCaseRanges(c.charCodeAt(0), hi.charCodeAt(0));
+      i += 3;
+      continue;
+    }
     src += c === '[' || c === '/' ? `\\${c}` : c;
+    if (ci && /[A-Za-z]/.test(c)) extra += c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
     i++;
   }
   if (i >= p.length) throw invalid('brackets [] not balanced');
-  return { src: `${src}]`, end: i + 1 };
+  return { src: `${src}${extra}]`, end: i + 1 };
+}
+
+/** The ranges of the other case of the ASCII letters in lo..hi: `a-f` → `A-F`. */
+function otherCaseRanges(lo: number, hi: number): string {
+  let out = '';
+  for (const [from, to, shift] of [[97, 122, -32], [65, 90, 32]] as const) {
+    const a = Math.max(lo, from);
+    const b = Math.min(hi, to);
+    if (a <= b) out += `${String.fromCharCode(a + shift)}-${String.fromCharCode(b + shift)}`;
+  }
+  return out;
 }
