@@ -1,0 +1,64 @@
+/**
+ * Long query texts are parsed on a worker thread (src/engine/parse.ts WORKER_PARSE_CHARS), so
+ * that libpg-query's one synchronous parse (about 0.8 s for a 100,000-value IN list) does not
+ * stop the event loop that serves every session (issue #18): the same trees and the same
+ * errors as the parse on the main thread, while a timer keeps firing.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseSync } from 'libpg-query';
+import { parseStatements, WORKER_PARSE_CHARS } from '../../src/engine/parse.js';
+
+const inList = `select count(*) from a where id in (${Array.from({ length: 100_000 }, (_v, i) => i * 3).join(',')})`;
+
+/** Runs `f` with a 5 ms timer beside it; the longest gap between its firings (ms). */
+async function longestGap<T>(f: () => Promise<T>): Promise<{ value: T; gap: number }> {
+  let last = performance.now();
+  let gap = 0;
+  const t = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 5);
+  try {
+    const value = await f();
+    gap = Math.max(gap, performance.now() - last);
+    return { value, gap };
+  } finally {
+    clearInterval(t);
+  }
+}
+
+const code = (p: Promise<unknown>) => p.then(() => 'none', (e: { code?: string }) => e.code ?? 'no code');
+
+test.before(async () => {
+  await parseStatements('select 1'); // the main thread's grammar, loaded
+});
+
+test('a 100,000-value IN list: the tree of the synchronous parse, while the event loop keeps running', async () => {
+  assert.ok(inList.length > WORKER_PARSE_CHARS);
+  await parseStatements(`${inList.slice(0, WORKER_PARSE_CHARS)} ,1)`).catch(() => undefined); // the worker, started
+  const sync = performance.now();
+  const expected = (parseSync(inList) as { stmts: { stmt: unknown }[] }).stmts[0]!.stmt;
+  const syncMs = performance.now() - sync;
+  const { value, gap } = await longestGap(() => parseStatements(inList));
+  console.log(`100,000-value IN list (${(inList.length / 1e6).toFixed(2)} MB): synchronous parse ${syncMs.toFixed(0)} ms; on the worker, the longest stop of the event loop ${gap.toFixed(0)} ms`);
+  assert.is(value.length, 1);
+  assert.equal(JSON.parse(JSON.stringify(value[0]!.ast)), expected);
+  // The JSON of the tree is read on the main thread; the parse itself is not.
+  assert.ok(gap < Math.max(300, syncMs / 2), `the event loop stopped for ${gap.toFixed(0)} ms (the parse alone takes ${syncMs.toFixed(0)} ms)`);
+});
+
+test('errors through the worker: 42601 with its position, 54001 for nesting too deep for JSON', async () => {
+  const pad = `/* ${'x'.repeat(WORKER_PARSE_CHARS)} */`;
+  const bad = `${pad} select 1 frm t`;
+  const e = await parseStatements(bad).then(() => null, (x: { code?: string; position?: number }) => x);
+  assert.is(e?.code, '42601');
+  assert.is(e?.position, bad.indexOf('t', bad.indexOf('frm') + 3) + 1);
+  assert.is(await code(parseStatements(`${pad} select ${'('.repeat(10_000)}1${')'.repeat(10_000)}`)), '42601');
+  assert.is(await code(parseStatements(`${pad} select ${'1+'.repeat(10_000)}1`)), '54001');
+  // The worker lives on after its errors.
+  assert.is((await parseStatements(`${pad} select 2`)).length, 1);
+});
+
+test.run();
