@@ -64,12 +64,12 @@ export interface DaemonConfig {
    */
   statement_timeout: number;
   /**
-   * The most memory one statement may hold (bytes; 0: half of the JavaScript heap limit,
+   * The most memory one statement may hold (bytes; 0: 40% of the JavaScript heap limit,
    * --max-old-space-size), else 53200 out of memory (src/engine/memory.ts).
    */
   statement_mem_limit: number;
   /**
-   * The JavaScript heap past which a growing statement fails with 53200 (bytes; 0: 80% of the
+   * The JavaScript heap past which a growing statement fails with 53200 (bytes; 0: 70% of the
    * heap limit), so that the process itself never runs out.
    */
   process_mem_limit: number;

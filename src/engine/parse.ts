@@ -82,6 +82,9 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
   } catch (e) {
     if (stackDepthOf(e) !== e) throw stackDepthOf(e); // the parse tree's JSON nested too deep for JSON.parse
     const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
+    // PostgreSQL's palloc failing inside the WebAssembly parser (a 200 MB literal): 53200, not a
+    // syntax error. (The grammar's own "memory exhausted", 10,000 nested parentheses, is 42601 there too.)
+    if (details?.message === 'out of memory') throw outOfMemory(sql.length, 'MessageContext');
     throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : toChar(chars, details.cursorPosition) + 1);
   }
   const bytes = chars === null ? null : Buffer.from(sql, 'utf8');
