@@ -93,7 +93,13 @@ const CASES: Case[] = [
   { name: '10,000 nested parentheses', sql: `select ${nest(10_000, '(', ')', '1')}` },
   { name: '10,000 nested function calls', sql: `select ${nest(10_000, 'abs(', ')', '1')}` },
   { name: '10,000-deep 1+1+…', sql: `select ${'1+'.repeat(10_000)}1` },
-  { name: '100,000-element IN list', sql: `select count(*) from a where id in (${inList})`, stall: 'the binder takes about 1 s over 100,000 values in one synchronous stretch (issue #19)' },
+  {
+    name: '100,000-element IN list',
+    sql: `select count(*) from a where id in (${inList})`,
+    // PostgreSQL answers in about 0.3 s; paxd's binder needs 1–2 s, in one synchronous stretch.
+    timeoutMs: 10_000,
+    stall: 'the binder takes 1–2 s over 100,000 values in one synchronous stretch (issue #19)',
+  },
   { name: 'ReDoS (a+)+$', sql: `select '${evil}' ~ '(a+)+$'` },
   { name: 'ReDoS over a table', sql: "select count(*) from a where s || 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' ~ '(a|aa)+$'" },
   { name: 'ReDoS (.*a){20} on a long text', sql: "select (select string_agg(s, '') from a) ~ '(.*a){20}'" },
