@@ -31,9 +31,12 @@
  */
 import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/index.js';
 import { encodeRoot, listRootIds, newestRoot, noteRoot, readRootOrNull, type RootEntry, type RootJson, rootPath } from './root.js';
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
+import { diffStates, emptyState, encodeDelta } from './delta.js';
+import { snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
+import { checkpointDue, loadState, rememberState, stateForCommit, type TableState, writeCheckpoint } from './table-state.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectInfo, ObjectStore } from './store.js';
+import { crc32 } from './checksum.js';
 
 /** Listing then reading the newest snapshot can race with vacuum; list again this often. */
 const RELIST_ATTEMPTS = 5;
@@ -181,36 +184,12 @@ async function snapshotOrTombstoneInRoot(store: ObjectStore, root: RootJson | nu
   const id = root.tables[table]?.snapshot ?? root.dropped[table];
   if (id === undefined) throw tableNotFound(table);
   const path = snapshotPath(table, id);
-  return { snapshot: await cachedSnapshot(store, path, id), path };
+  return { snapshot: await cachedSnapshot(store, table, id), path };
 }
 
-/**
- * Per store: snapshot files read, by path. Safe because a named snapshot's path never holds
- * anything else: writers number above the snapshot the newest root names, and vacuum keeps
- * every file above it (orphans included), so no number is ever taken twice.
- */
-const SNAPSHOTS = new WeakMap<ObjectStore, Map<string, SnapshotJson>>();
-const SNAPSHOT_CACHE_ENTRIES = 256;
-
-async function cachedSnapshot(store: ObjectStore, path: string, id: number): Promise<SnapshotJson> {
-  let cache = SNAPSHOTS.get(store);
-  if (cache === undefined) SNAPSHOTS.set(store, (cache = new Map()));
-  const hit = cache.get(path);
-  if (hit !== undefined) {
-    cache.delete(path);
-    cache.set(path, hit); // most recently used last
-    return hit;
-  }
-  const s = await readSnapshotFile(store, path, id);
-  remember(store, path, s);
-  return s;
-}
-
-function remember(store: ObjectStore, path: string, s: SnapshotJson): void {
-  let cache = SNAPSHOTS.get(store);
-  if (cache === undefined) SNAPSHOTS.set(store, (cache = new Map()));
-  cache.set(path, s);
-  if (cache.size > SNAPSHOT_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+/** The state the file of snapshot `id` holds, from memory when this process has built it (./table-state.ts). */
+async function cachedSnapshot(store: ObjectStore, table: string, id: number): Promise<SnapshotJson> {
+  return (await loadState(store, table, id)).snapshot;
 }
 
 /**
@@ -235,7 +214,7 @@ async function newestSnapshotFileV1(store: ObjectStore, table: string): Promise<
     const newest = (await listSnapshots(store, table))[0];
     if (newest === undefined) throw tableNotFound(table);
     try {
-      return { snapshot: await readSnapshotFile(store, newest.path, newest.id), path: newest.path };
+      return { snapshot: await cachedSnapshot(store, table, newest.id), path: newest.path };
     } catch (e) {
       // A snapshot listed a moment ago and gone now was vacuumed meanwhile (a newer one
       // was committed first): list again.
@@ -255,7 +234,7 @@ export async function readSnapshot(store: ObjectStore, table: string, id: number
   checkTableName(table);
   const path = snapshotPath(table, id);
   try {
-    return await readSnapshotFile(store, path, id);
+    return (await stateForCommit(store, table, id)).snapshot;
   } catch (e) {
     if (isPaxdError(e) && e.kind === 'not_found') throw snapshotNotFound(table, id, path);
     throw e;
@@ -329,6 +308,14 @@ interface Built {
   /** The root entry (or the dropped floor) it was built on. */
   on: string;
   snapshot: SnapshotJson;
+  /** Its state as this process holds it, the delta's chain included. */
+  state: TableState;
+}
+
+/** A next snapshot's content, not written yet, and the state it is built on (an empty one for a create). */
+interface Pending {
+  next: SnapshotJson;
+  base: TableState;
 }
 
 /**
@@ -359,7 +346,7 @@ export async function commitTables(store: ObjectStore, writes: readonly TableWri
   for (let attempt = 1; ; attempt++) {
     const root = await rootForWrite(store, now);
     // Every content first (a 40001 then costs no write), then the new snapshot files, at once.
-    const contents: (Built | SnapshotJson)[] = [];
+    const contents: (Built | Pending)[] = [];
     for (const w of writes) contents.push(await buildOne(store, root, w, expected, built, now));
     const out = await Promise.all(contents.map((c, i) => ('on' in c ? c.snapshot : createSnapshotFile(store, writes[i]!, c, built))));
     const next: RootJson = {
@@ -383,7 +370,12 @@ export async function commitTables(store: ObjectStore, writes: readonly TableWri
     }
     if (await store.putIfAbsent(rootPath(next.id), encodeRoot(next))) {
       noteRoot(store, next);
-      for (const s of out) remember(store, snapshotPath(s.table, s.id), s);
+      for (const w of writes) {
+        const state = built.get(w.table)!.state;
+        rememberState(store, state);
+        // A checkpoint bounds what the next open reads; the commit is already durable without it.
+        if (checkpointDue(state)) await writeCheckpoint(store, state);
+      }
       return out;
     }
     const elapsed = Date.now() - started;
@@ -424,7 +416,7 @@ async function buildOne(
   expected: Map<string, number>,
   built: Map<string, Built>,
   now: () => Date,
-): Promise<Built | SnapshotJson> {
+): Promise<Built | Pending> {
   const entry: RootEntry | undefined = root.tables[w.table];
   if (w.kind === 'create') {
     if (entry !== undefined) throw tableExists(w.table);
@@ -434,7 +426,7 @@ async function buildOne(
     const content = await w.build();
     const next: SnapshotJson = { ...content, format: 1, table: w.table, id: floor + 1, parent: floor, createdAt: now().toISOString() };
     delete next.incarnation;
-    return next;
+    return { next, base: { snapshot: emptyState(w.table), chain: { base: 0, baseBytes: 0, depth: 0, since: 0 }, crc: 0 } };
   }
   // A tombstone fails here with 42P01: a writer that lost the race to DROP TABLE is dropped.
   if (entry === undefined) throw tableNotFound(w.table);
@@ -443,16 +435,15 @@ async function buildOne(
   else if (want !== entry.incarnation) throw tableNotFound(w.table);
   const have = built.get(w.table);
   if (have !== undefined && have.on === baseKey(entry)) return have;
-  // Read afresh, not from the cache: a commit never builds on a snapshot damaged since it was read (XX001).
-  const path = snapshotPath(w.table, entry.snapshot);
-  const base = await readSnapshotFile(store, path, entry.snapshot);
-  remember(store, path, base);
+  // Checked against the store, not only memory: a commit never builds on a snapshot damaged since it was read (XX001).
+  const state = await stateForCommit(store, w.table, entry.snapshot);
+  const base = state.snapshot;
   const content = await w.build(base);
   const next: SnapshotJson = { ...content, format: 1, table: w.table, id: base.id + 1, parent: base.id, createdAt: now().toISOString() };
   // The incarnation is the base's, whatever `build` returned.
   if (base.incarnation !== undefined) next.incarnation = base.incarnation;
   else delete next.incarnation;
-  return next;
+  return { next, base: state };
 }
 
 /** What a Built was built on: a table's root entry, or a created table's dropped floor. */
@@ -461,18 +452,29 @@ function baseKey(entry: RootEntry): string {
 }
 
 /** Creates `next` under the next free number from its id (one taken by an orphan, a crashed or beaten writer's, is skipped). */
-async function createSnapshotFile(store: ObjectStore, w: TableWrite, next: SnapshotJson, built: Map<string, Built>): Promise<SnapshotJson> {
+async function createSnapshotFile(store: ObjectStore, w: TableWrite, p: Pending, built: Map<string, Built>): Promise<SnapshotJson> {
+  let next = p.next;
   const on = w.kind === 'create' ? `floor ${next.parent}` : `${next.parent}/${incarnationOf(next)}`;
+  const chain = p.base.chain;
   for (;;) {
     // A re-created table's incarnation is its create's id.
     if (w.kind === 'create' && next.parent > 0) next.incarnation = next.id;
     // A name seen taken costs a stat, not a write (orphans pile up after failed commits).
     const path = snapshotPath(w.table, next.id);
-    if ((await store.stat(path)) === null && (await store.putIfAbsent(path, encodeSnapshot(next)))) break;
+    // The delta: what this commit changed on its base (docs/FORMAT.md "Table metadata v2").
+    const delta = diffStates(p.base.snapshot, next, { on: w.kind === 'create' ? 0 : next.parent, base: chain.base, depth: chain.depth + 1, since: chain.since });
+    const bytes = encodeDelta(delta);
+    if ((await store.stat(path)) === null && (await store.putIfAbsent(path, bytes))) {
+      const state: TableState = {
+        snapshot: next,
+        chain: { base: chain.base, baseBytes: chain.baseBytes, depth: chain.depth + 1, since: chain.since + bytes.byteLength },
+        crc: crc32(bytes),
+      };
+      built.set(w.table, { on, snapshot: next, state });
+      return next;
+    }
     next = { ...next, id: next.id + 1 };
   }
-  built.set(w.table, { on, snapshot: next });
-  return next;
 }
 
 /**
@@ -523,10 +525,4 @@ function backoff(attempt: number, first: number, cap: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
-}
-
-async function readSnapshotFile(store: ObjectStore, path: string, id: number): Promise<SnapshotJson> {
-  const s = decodeSnapshot(await store.read(path), path);
-  if (s.id !== id) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path} holds snapshot id ${s.id}, expected ${id}`);
-  return s;
 }

@@ -1,6 +1,7 @@
 /**
- * The checksummed frame every metadata file of a store shares: a table's snapshots
- * (./snapshot.ts, magic "PXSN") and the store's root log (./root.ts, magic "PXRT").
+ * The checksummed frame every metadata file of a store shares: a table's v1 snapshots
+ * (./snapshot.ts, magic "PXSN"), its v2 deltas ("PXDL") and checkpoints ("PXCK", a binary
+ * payload; ./table-log.ts, ./checkpoint.ts) and the store's root log (./root.ts, magic "PXRT").
  *
  *   offset size  field
  *        0    4  magic
@@ -8,7 +9,7 @@
  *        8    4  payload length, u32 LE
  *       12    4  payload crc32 (of bytes 20 .. 20+length)
  *       16    4  header crc32 (of bytes 0 .. 16)
- *       20    …  payload: UTF-8 JSON
+ *       20    …  payload: UTF-8 JSON (a checkpoint's is binary)
  *
  * A framed file is never incomplete (fsynced under a temporary name before link() publishes
  * it, ./local.ts; an S3 PUT is atomic), so every mismatch, a short file included, is
@@ -33,7 +34,11 @@ export interface FrameKind {
 }
 
 export function encodeFrame(kind: FrameKind, value: unknown): Uint8Array {
-  const payload = new TextEncoder().encode(JSON.stringify(value));
+  return encodeFrameBytes(kind, new TextEncoder().encode(JSON.stringify(value)));
+}
+
+/** A frame around a binary payload (a table checkpoint, ./checkpoint.ts). */
+export function encodeFrameBytes(kind: FrameKind, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(FRAME_HEADER_BYTES + payload.byteLength);
   const view = new DataView(out.buffer);
   out.set(kind.magic, OFF_MAGIC);
@@ -47,6 +52,23 @@ export function encodeFrame(kind: FrameKind, value: unknown): Uint8Array {
 
 /** The parsed JSON payload of the framed file `bytes` (the whole file at `path`); corruption (XX001) for anything else. */
 export function decodeFrame(kind: FrameKind, bytes: Uint8Array, path: string): unknown {
+  const payload = decodeFrameBytes(kind, bytes, path);
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+  } catch (e) {
+    throw corruption(path, FRAME_HEADER_BYTES, `${kind.noun} ${path}: payload is not valid UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+/** Whether `bytes` start with the magic of `kind` (which kind of framed file a name holds). */
+export function hasMagic(kind: FrameKind, bytes: Uint8Array): boolean {
+  if (bytes.byteLength < kind.magic.length) return false;
+  for (let i = 0; i < kind.magic.length; i++) if (bytes[OFF_MAGIC + i] !== kind.magic[i]) return false;
+  return true;
+}
+
+/** The verified payload bytes of the framed file `bytes` (a view into it); corruption (XX001) for anything else. */
+export function decodeFrameBytes(kind: FrameKind, bytes: Uint8Array, path: string): Uint8Array {
   const { noun } = kind;
   if (bytes.byteLength < FRAME_HEADER_BYTES) throw shortFrame(noun, path, bytes.byteLength, FRAME_HEADER_BYTES, 'its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -67,11 +89,7 @@ export function decodeFrame(kind: FrameKind, bytes: Uint8Array, path: string): u
   const payloadCrc = crc32(payload);
   const storedPayloadCrc = view.getUint32(OFF_PAYLOAD_CRC, true);
   if (payloadCrc !== storedPayloadCrc) throw checksumMismatch(`${noun} payload of ${path}`, path, FRAME_HEADER_BYTES, payloadCrc, storedPayloadCrc);
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
-  } catch (e) {
-    throw corruption(path, FRAME_HEADER_BYTES, `${noun} ${path}: payload is not valid UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
-  }
+  return payload;
 }
 
 /** `snapshot t/_snapshots/…7.snap is 12 bytes long, expected 20 (its header)`, at the file's end. */

@@ -105,7 +105,7 @@ function fieldsProblem(v: unknown, fields: Record<string, Check>, where: string)
   return null;
 }
 
-function snapshotShapeProblem(v: unknown): string | null {
+export function snapshotShapeProblem(v: unknown): string | null {
   const top = fieldsProblem(v, SNAPSHOT_FIELDS, 'snapshot');
   if (top !== null || !isObject(v)) return top;
   if (v.incarnation !== undefined && !(isCount(v.incarnation) && (v.incarnation as number) >= 1)) return `snapshot.incarnation is ${JSON.stringify(v.incarnation)}`;

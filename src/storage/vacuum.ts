@@ -1,13 +1,15 @@
 /**
  * `paxd vacuum TABLE`: removes what no committed state needs any more.
  *
- * 1. Snapshots: the one the newest root names (src/storage/root.ts) and its `retainSnapshots`
+ * 1. Snapshots: the one the newest root names (given a checkpoint first, docs/FORMAT.md
+ *    "Table metadata v2", so that it needs no delta below it) (src/storage/root.ts) and its `retainSnapshots`
  *    − 1 ancestors (default 1 in all) are kept, and so is every snapshot a root that a reader
  *    may still have pinned names (one superseded less than the grace period ago), and every
  *    snapshot file younger than the grace (a commit in flight), and every file numbered above
  *    the committed one (orphans of crashed or beaten writers, kept so that no number is ever
  *    taken twice, until a later commit numbers past them); the rest, older orphans included,
- *    are deleted. A damaged snapshot among those read stops
+ *    are deleted; so are checkpoints no kept state is built from. Every delta a kept state is
+ *    built from (down to its checkpoint) stays. A damaged snapshot among those read stops
  *    vacuum with XX001 before anything is deleted: it is the evidence of corruption, and
  *    nothing tells what its table still needs. (A store without a root log, format v1: the
  *    newest snapshot file is the committed one, as v1 had it.)
@@ -41,7 +43,9 @@ import { checkTableName, listSnapshots } from './catalog.js';
 import { newestRoot, readRootOrNull, ROOT_DIR, rootIdOf, rootPath, type RootJson } from './root.js';
 import { TEMP_PREFIX } from './local.js';
 import { CLAIMS_DIR, parseClaimPath } from './claim.js';
-import { decodeSnapshot, snapshotIdOf, snapshotPath } from './snapshot.js';
+import { snapshotIdOf, snapshotPath } from './snapshot.js';
+import { CHECKPOINT_SUFFIX } from './checkpoint.js';
+import { hintPath, loadState, writeCheckpoint } from './table-state.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
 
@@ -99,14 +103,24 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
   const referenced = new Set<string>();
   const keep = new Set<number>();
   let newest: SnapshotJson | null = null;
+  // The files each kept state is built from: its delta, those below it down to its checkpoint
+  // (or v1 snapshot), and that checkpoint (./table-state.ts).
+  const used = new Set<string>();
   const read = async (id: number): Promise<SnapshotJson | null> => {
     const s = byId.get(id);
     if (s === undefined || keep.has(id)) return null;
-    const snap = decodeSnapshot(await store.read(s.path), s.path); // a damaged one throws: keep everything
+    const snap = (await loadState(store, table, id, { fresh: true, used })).snapshot; // a damaged one throws: keep everything
     keep.add(id);
     for (const p of referencedPaths(snap)) referenced.add(`${table}/${p}`);
     return snap;
   };
+  // The newest state gets a checkpoint first, so that the deltas below it are needed only by
+  // the older states a reader may still have pinned.
+  if (roots !== null && byId.has(newestId)) {
+    const state = await loadState(store, table, newestId, { fresh: true });
+    // (A create alone, or a v1 snapshot, needs nothing below it.)
+    if (state.chain.depth > 1 || (state.chain.depth === 1 && state.chain.base > 0)) await writeCheckpoint(store, state);
+  }
   newest = await read(newestId);
   if (newest === null) throw tableNotFound(table);
   let at: SnapshotJson | null = newest;
@@ -117,7 +131,7 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
     // Above the committed one: an orphan (or a commit in flight) that no root names yet. Kept
     // unread, so that no snapshot number is ever taken twice (writers number from the
     // committed one up, skipping taken names; caches trust that a name holds one content).
-    if (keep.has(s.id) || s.id > newestId) {
+    if (keep.has(s.id) || used.has(s.path) || s.id > newestId) {
       result.snapshotsKept++;
       continue;
     }
@@ -130,7 +144,9 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
   for (const o of objects) {
     const id = snapshotIdOf(o.path);
     if (id !== null && o.path === snapshotPath(table, id)) continue;
-    if (referenced.has(o.path) || o.mtimeMs > cutoff) continue;
+    if (referenced.has(o.path) || used.has(o.path) || o.path === hintPath(table) || o.mtimeMs > cutoff) continue;
+    // A checkpoint above the committed snapshot (a commit's, racing this vacuum) is kept unread.
+    if (o.path.endsWith(CHECKPOINT_SUFFIX) && (snapshotIdOf(o.path.slice(0, -CHECKPOINT_SUFFIX.length) + '.snap') ?? 0) > newestId) continue;
     if (o.path.startsWith(`${table}/${CLAIMS_DIR}/`) && !claimObsolete(o.path, newest)) continue;
     await store.delete(o.path);
     if (o.path.slice(o.path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) result.tempFilesRemoved++;

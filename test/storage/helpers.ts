@@ -53,3 +53,13 @@ export function thrown(fn: () => unknown): PaxdError {
   assert.unreachable('expected a throw');
   throw new Error('unreachable');
 }
+
+/**
+ * What vacuum leaves of a table's metadata when its newest state is snapshot `id` built on
+ * older deltas: the delta, the checkpoint vacuum wrote for it and the checkpoint hint
+ * (docs/FORMAT.md "Table metadata v2"), in listing order.
+ */
+export function checkpointed(table: string, id: number): string[] {
+  const snap = `${table}/_snapshots/${String(id).padStart(20, '0')}`;
+  return [`${snap}.ckpt`, `${snap}.snap`, `${table}/_snapshots/_checkpoint`];
+}

@@ -1,0 +1,356 @@
+/**
+ * A table checkpoint (format v2, issue #20): the whole state of a table at snapshot N in a
+ * compact binary form, `<table>/_snapshots/<N, 20 digits>.ckpt`, created exclusively after
+ * commit N and never changed. It is an optimization: state N is also its base plus the deltas
+ * up to N (./table-log.ts); a checkpoint only bounds how many deltas an open reads.
+ *
+ * Framed as ./frame.ts draws it (magic "PXCK", crc32 of header and payload); the payload:
+ *
+ *   offset  size   field
+ *   0       4      H, byte length of the head, u32
+ *   4       H      head: UTF-8 JSON of the SnapshotJson with every `files[i].groups`
+ *                  replaced by its group count (a number): schema, options, ao segments,
+ *                  ingested identities: small, whatever the number of groups
+ *   4+H     …      the groups of all files, in file order, as typed columns (G groups):
+ *
+ *     G × u32   rows                          G × u32   live
+ *     G × u8    group flags: 1 inline delete vector, 2 deletesPath, 4 blocks
+ *     per group with flag 1: u32 n, n × u32 positions      (in group order)
+ *     per group with flag 2: string                         (in group order)
+ *     u32 C, then C column sections, one per fieldId that any group has statistics for:
+ *       u32 fieldId
+ *       G × u8    stat flags: 1 present, 2 nans, 4 min, 8 max, 16 sum,
+ *                 32 minExact given, 64 maxExact given  (0: the group has no statistics)
+ *       G × u8    exactness: 1 minExact, 2 maxExact (meaningful where given)
+ *       per present group: u32 rows, u32 nulls, [u32 nans], [value min], [value max], [value sum]
+ *     u32 B, then B block sections (ao_column), one per fieldId any group has a block for:
+ *       u32 fieldId, G × u8 present, per present group: u32 seg, f64 offset, u32 length
+ *
+ *   string: u32 byte length, UTF-8 bytes
+ *   value (StatJson): u8 tag: 1 string (then a string), 2 number (then f64), 3 true, 4 false
+ *
+ * Statistics are typed columns: a reader that wants only `live` (count(*)) or one column's
+ * min/max reads one array. The decoder checks every length, count and tag against the bytes
+ * left and the shape a SnapshotJson needs; any mismatch is corruption (XX001) naming the file
+ * and the offset.
+ */
+import { corruption, type PaxdError } from '../types/index.js';
+import { decodeFrameBytes, encodeFrameBytes, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
+import type { ColumnStatsJson, DataFileJson, GroupJson, SnapshotJson, StatJson } from './snapshot-types.js';
+
+export const CHECKPOINT_MAGIC = new Uint8Array([0x50, 0x58, 0x43, 0x4b]); // "PXCK"
+export const CHECKPOINT_FRAME: FrameKind = { noun: 'checkpoint', magic: CHECKPOINT_MAGIC };
+export const CHECKPOINT_SUFFIX = '.ckpt';
+
+const G_DELETED = 1;
+const G_DELETES_PATH = 2;
+const G_BLOCKS = 4;
+const S_PRESENT = 1;
+const S_NANS = 2;
+const S_MIN = 4;
+const S_MAX = 8;
+const S_SUM = 16;
+const S_MIN_EXACT_GIVEN = 32;
+const S_MAX_EXACT_GIVEN = 64;
+const TAG_STRING = 1;
+const TAG_NUMBER = 2;
+const TAG_TRUE = 3;
+const TAG_FALSE = 4;
+
+/** A growable little-endian byte buffer. */
+class Out {
+  private buf = new Uint8Array(1 << 16);
+  private view = new DataView(this.buf.buffer);
+  length = 0;
+  private room(n: number): void {
+    if (this.length + n <= this.buf.byteLength) return;
+    let size = this.buf.byteLength * 2;
+    while (size < this.length + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+  u8(v: number): void {
+    this.room(1);
+    this.buf[this.length++] = v;
+  }
+  u32(v: number): void {
+    this.room(4);
+    this.view.setUint32(this.length, v, true);
+    this.length += 4;
+  }
+  f64(v: number): void {
+    this.room(8);
+    this.view.setFloat64(this.length, v, true);
+    this.length += 8;
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.byteLength);
+    this.buf.set(b, this.length);
+    this.length += b.byteLength;
+  }
+  str(s: string): void {
+    const b = ENC.encode(s);
+    this.u32(b.byteLength);
+    this.bytes(b);
+  }
+  value(v: StatJson): void {
+    if (typeof v === 'string') {
+      this.u8(TAG_STRING);
+      this.str(v);
+    } else if (typeof v === 'number') {
+      this.u8(TAG_NUMBER);
+      this.f64(v);
+    } else this.u8(v ? TAG_TRUE : TAG_FALSE);
+  }
+  done(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+const ENC = new TextEncoder();
+const DEC = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeCheckpoint(s: SnapshotJson): Uint8Array {
+  const groups: GroupJson[] = [];
+  const head = { ...s, files: s.files.map((f) => ({ ...f, groups: f.groups.length })) };
+  for (const f of s.files) for (const g of f.groups) groups.push(g);
+  const out = new Out();
+  const headBytes = ENC.encode(JSON.stringify(head));
+  out.u32(headBytes.byteLength);
+  out.bytes(headBytes);
+  for (const g of groups) out.u32(g.rows);
+  for (const g of groups) out.u32(g.live);
+  for (const g of groups) out.u8((g.deleted !== undefined ? G_DELETED : 0) | (g.deletesPath !== undefined ? G_DELETES_PATH : 0) | (g.blocks !== undefined ? G_BLOCKS : 0));
+  for (const g of groups) {
+    if (g.deleted === undefined) continue;
+    out.u32(g.deleted.length);
+    for (const p of g.deleted) out.u32(p);
+  }
+  for (const g of groups) if (g.deletesPath !== undefined) out.str(g.deletesPath);
+  const statFields = fieldIdsOf(groups, (g) => g.columns);
+  out.u32(statFields.length);
+  for (const f of statFields) {
+    out.u32(Number(f));
+    const cols = groups.map((g) => g.columns[f]);
+    for (const c of cols) out.u8(c === undefined ? 0 : statFlags(c));
+    for (const c of cols) out.u8(c === undefined ? 0 : (c.minExact === true ? 1 : 0) | (c.maxExact === true ? 2 : 0));
+    for (const c of cols) {
+      if (c === undefined) continue;
+      out.u32(c.rows);
+      out.u32(c.nulls);
+      if (c.nans !== undefined) out.u32(c.nans);
+      if (c.min !== undefined) out.value(c.min);
+      if (c.max !== undefined) out.value(c.max);
+      if (c.sum !== undefined) out.value(c.sum);
+    }
+  }
+  const blockFields = fieldIdsOf(groups, (g) => g.blocks ?? {});
+  out.u32(blockFields.length);
+  for (const f of blockFields) {
+    out.u32(Number(f));
+    for (const g of groups) out.u8(g.blocks?.[f] !== undefined ? 1 : 0);
+    for (const g of groups) {
+      const b = g.blocks?.[f];
+      if (b === undefined) continue;
+      out.u32(b.seg);
+      out.f64(b.offset);
+      out.u32(b.length);
+    }
+  }
+  return encodeFrameBytes(CHECKPOINT_FRAME, out.done());
+}
+
+function statFlags(c: ColumnStatsJson): number {
+  return (
+    S_PRESENT |
+    (c.nans !== undefined ? S_NANS : 0) |
+    (c.min !== undefined ? S_MIN : 0) |
+    (c.max !== undefined ? S_MAX : 0) |
+    (c.sum !== undefined ? S_SUM : 0) |
+    (c.minExact !== undefined ? S_MIN_EXACT_GIVEN : 0) |
+    (c.maxExact !== undefined ? S_MAX_EXACT_GIVEN : 0)
+  );
+}
+
+/** The field ids (as keys) any group has an entry for, ascending. */
+function fieldIdsOf(groups: readonly GroupJson[], of: (g: GroupJson) => Record<string, unknown>): string[] {
+  const ids = new Set<string>();
+  let last: Record<string, unknown> | null = null;
+  for (const g of groups) {
+    const r = of(g);
+    if (r === last) continue;
+    last = r;
+    for (const k of Object.keys(r)) ids.add(k);
+  }
+  return [...ids].sort((a, b) => Number(a) - Number(b));
+}
+
+/** A bounds-checked little-endian reader over a checkpoint's payload. */
+class In {
+  private readonly view: DataView;
+  at = 0;
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly path: string,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  /** Offset in the file, for messages. */
+  fileOffset(): number {
+    return FRAME_HEADER_BYTES + this.at;
+  }
+  need(n: number, what: string): void {
+    if (this.at + n > this.bytes.byteLength) throw this.bad(`${what} needs ${n} bytes at payload offset ${this.at}, ${this.bytes.byteLength - this.at} left`);
+  }
+  u8(what: string): number {
+    this.need(1, what);
+    return this.bytes[this.at++]!;
+  }
+  u32(what: string): number {
+    this.need(4, what);
+    const v = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return v;
+  }
+  f64(what: string): number {
+    this.need(8, what);
+    const v = this.view.getFloat64(this.at, true);
+    this.at += 8;
+    return v;
+  }
+  /** n bytes as a view (the caller copies what it keeps). */
+  take(n: number, what: string): Uint8Array {
+    this.need(n, what);
+    const b = this.bytes.subarray(this.at, this.at + n);
+    this.at += n;
+    return b;
+  }
+  str(what: string): string {
+    const n = this.u32(what);
+    try {
+      return DEC.decode(this.take(n, what));
+    } catch (e) {
+      if (e instanceof TypeError) throw this.bad(`${what} is not valid UTF-8`);
+      throw e;
+    }
+  }
+  value(what: string): StatJson {
+    const tag = this.u8(what);
+    switch (tag) {
+      case TAG_STRING:
+        return this.str(what);
+      case TAG_NUMBER:
+        return this.f64(what);
+      case TAG_TRUE:
+        return true;
+      case TAG_FALSE:
+        return false;
+      default:
+        throw this.bad(`${what} has value tag ${tag}, expected 1..4`);
+    }
+  }
+  bad(why: string): PaxdError {
+    return corruption(this.path, this.fileOffset(), `checkpoint ${this.path}: ${why}`);
+  }
+}
+
+/**
+ * The state in checkpoint `bytes` (the whole file at `path`), shape-checked by `check` (the
+ * one shape check of a SnapshotJson, ./snapshot.ts); corruption (XX001) for anything else.
+ */
+export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unknown) => string | null): SnapshotJson {
+  const payload = decodeFrameBytes(CHECKPOINT_FRAME, bytes, path);
+  const r = new In(payload, path);
+  const headLength = r.u32('the head length');
+  let head: unknown;
+  try {
+    head = JSON.parse(DEC.decode(r.take(headLength, 'the head')));
+  } catch (e) {
+    if (e instanceof SyntaxError || e instanceof TypeError) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: the head is not valid UTF-8 JSON`);
+    throw e;
+  }
+  if (typeof head !== 'object' || head === null || !Array.isArray((head as { files?: unknown }).files)) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: the head has no files array`);
+  const files = (head as { files: unknown[] }).files;
+  let total = 0;
+  for (const [i, f] of files.entries()) {
+    const n = (f as { groups?: unknown } | null)?.groups;
+    if (!Number.isSafeInteger(n) || (n as number) < 0) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: head files[${i}].groups is ${JSON.stringify(n)}, expected a group count`);
+    total += n as number;
+  }
+  // Every group costs at least 9 bytes (rows, live, flags): a count the payload cannot hold is damage, not an allocation.
+  if (total * 9 > payload.byteLength - r.at) throw r.bad(`the head counts ${total} groups, more than the ${payload.byteLength - r.at} bytes left can hold`);
+  const groups: GroupJson[] = new Array(total);
+  const rows = r.take(4 * total, 'group rows');
+  const live = r.take(4 * total, 'group live counts');
+  const rv = new DataView(rows.buffer, rows.byteOffset, rows.byteLength);
+  const lv = new DataView(live.buffer, live.byteOffset, live.byteLength);
+  const flags = r.take(total, 'group flags');
+  const colsShared: Record<string, ColumnStatsJson>[] = new Array(total);
+  for (let i = 0; i < total; i++) {
+    const cols: Record<string, ColumnStatsJson> = {};
+    colsShared[i] = cols;
+    groups[i] = { rows: rv.getUint32(4 * i, true), live: lv.getUint32(4 * i, true), columns: cols };
+    if (flags[i]! & ~(G_DELETED | G_DELETES_PATH | G_BLOCKS)) throw corruption(path, FRAME_HEADER_BYTES + 4 + headLength + 8 * total + i, `checkpoint ${path}: group ${i} has flags ${flags[i]}`);
+  }
+  for (let i = 0; i < total; i++) {
+    if (!(flags[i]! & G_DELETED)) continue;
+    const n = r.u32(`group ${i}'s delete vector length`);
+    const b = r.take(4 * n, `group ${i}'s delete vector`);
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const out: number[] = new Array(n);
+    for (let k = 0; k < n; k++) out[k] = v.getUint32(4 * k, true);
+    groups[i]!.deleted = out;
+  }
+  for (let i = 0; i < total; i++) if (flags[i]! & G_DELETES_PATH) groups[i]!.deletesPath = r.str(`group ${i}'s deletesPath`);
+  const statFields = r.u32('the statistics column count');
+  for (let c = 0; c < statFields; c++) {
+    const fieldId = String(r.u32('a statistics column field id'));
+    const sf = r.take(total, `field ${fieldId}'s statistics flags`);
+    const ex = r.take(total, `field ${fieldId}'s exactness flags`);
+    for (let i = 0; i < total; i++) {
+      const f = sf[i]!;
+      if (f === 0) continue;
+      if (!(f & S_PRESENT) || f > 127) throw r.bad(`field ${fieldId} of group ${i} has statistics flags ${f}`);
+      const what = `field ${fieldId}'s statistics of group ${i}`;
+      const s: ColumnStatsJson = { rows: r.u32(what), nulls: r.u32(what) };
+      if (f & S_NANS) s.nans = r.u32(what);
+      if (f & S_MIN) s.min = r.value(what);
+      if (f & S_MAX) s.max = r.value(what);
+      if (f & S_SUM) s.sum = r.value(what);
+      if (f & S_MIN_EXACT_GIVEN) s.minExact = (ex[i]! & 1) !== 0;
+      if (f & S_MAX_EXACT_GIVEN) s.maxExact = (ex[i]! & 2) !== 0;
+      colsShared[i]![fieldId] = s;
+    }
+  }
+  const blockFields = r.u32('the block column count');
+  for (let c = 0; c < blockFields; c++) {
+    const fieldId = String(r.u32('a block column field id'));
+    const present = r.take(total, `field ${fieldId}'s block flags`);
+    for (let i = 0; i < total; i++) {
+      if (present[i] === 0) continue;
+      if (present[i] !== 1 || !(flags[i]! & G_BLOCKS)) throw r.bad(`field ${fieldId} of group ${i} has block flag ${present[i]}`);
+      const what = `field ${fieldId}'s block of group ${i}`;
+      const seg = r.u32(what);
+      const offset = r.f64(what);
+      const length = r.u32(what);
+      if (!Number.isSafeInteger(offset) || offset < 0) throw r.bad(`${what} has offset ${offset}`);
+      const g = groups[i]!;
+      (g.blocks ??= {})[fieldId] = { seg, offset, length };
+    }
+  }
+  for (let i = 0; i < total; i++) if (flags[i]! & G_BLOCKS && groups[i]!.blocks === undefined) groups[i]!.blocks = {};
+  if (r.at !== payload.byteLength) throw r.bad(`${payload.byteLength - r.at} bytes after the last section`);
+  let next = 0;
+  const outFiles = files.map((f) => {
+    const n = (f as { groups: number }).groups;
+    const file = { ...(f as object), groups: groups.slice(next, next + n) } as DataFileJson;
+    next += n;
+    return file;
+  });
+  const state = { ...(head as object), files: outFiles };
+  const problem = check(state);
+  if (problem !== null) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: ${problem}`);
+  return state as SnapshotJson;
+}

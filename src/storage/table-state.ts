@@ -1,0 +1,325 @@
+/**
+ * A table's state at snapshot N, from the metadata log (format v2, issue #20): the file at
+ * `_snapshots/N.snap` is either a delta (./delta.ts, magic "PXDL") or, for a table written by
+ * format v1, the whole state (./snapshot.ts, "PXSN"). State N of a delta is the state it
+ * applies to plus its changes; the chain below N ends at the empty state (a create), at a v1
+ * snapshot, or at a checkpoint (./checkpoint.ts, `_snapshots/N.ckpt`), the whole state written
+ * after commit N so that an open reads one checkpoint and the few deltas after it.
+ *
+ * A process keeps the states it has built in memory by snapshot path (a name never holds two
+ * contents: no number is taken twice), so a process with a table open applies only the deltas
+ * committed since it last looked: one small read each.
+ *
+ * A damaged checkpoint is not the end: the state it holds is also its delta on the state
+ * below, so the reader takes that way (a checkpoint is never more than a shortcut). A damaged
+ * delta or v1 snapshot on the chain is corruption (XX001) naming the file: never an older
+ * state in its place (that would bring back rows deleted since).
+ */
+import { corruption, isPaxdError, PaxdError } from '../types/index.js';
+import { crc32 } from './checksum.js';
+import { CHECKPOINT_FRAME, CHECKPOINT_SUFFIX, decodeCheckpoint, encodeCheckpoint } from './checkpoint.js';
+import { applyDelta, decodeDelta, DELTA_FRAME, type DeltaJson, emptyState } from './delta.js';
+import { decodeFrame, encodeFrame, type FrameKind, hasMagic } from './frame.js';
+import { decodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotPath, snapshotShapeProblem } from './snapshot.js';
+import type { SnapshotJson } from './snapshot-types.js';
+import type { ObjectStore } from './store.js';
+
+/**
+ * A checkpoint is written after a commit once the deltas since the last one hold at least
+ * this many bytes and half the checkpoint's size (so checkpoint bytes per commit stay below
+ * twice the delta bytes, whatever the table's size) …
+ */
+export const CHECKPOINT_MIN_DELTA_BYTES = 64 * 1024;
+/** … or once this many deltas follow it (an open reads at most this many). */
+export const CHECKPOINT_MAX_DEPTH = 1000;
+/** Deltas read at once when an open walks a chain. */
+const READ_CONCURRENCY = 32;
+
+/** Where a state's chain starts and what follows it, for the next delta and the checkpoint policy. */
+export interface Chain {
+  /** The checkpoint (or v1 snapshot) the chain starts at; 0: a create. */
+  base: number;
+  /** Bytes of the base file (0 for a create). */
+  baseBytes: number;
+  /** Deltas after the base up to this state, inclusive. */
+  depth: number;
+  /** Their bytes. */
+  since: number;
+}
+
+export interface TableState {
+  snapshot: SnapshotJson;
+  chain: Chain;
+  /** crc32 of the file `_snapshots/N.snap`, so a commit can check it is still what was read. */
+  crc: number;
+}
+
+/** `t/_snapshots/00000000000000000007.ckpt` */
+export function checkpointPath(table: string, id: number): string {
+  const p = snapshotPath(table, id);
+  return p.slice(0, p.length - '.snap'.length) + CHECKPOINT_SUFFIX;
+}
+
+const STATES = new WeakMap<ObjectStore, Map<string, TableState>>();
+const STATE_CACHE_ENTRIES = 256;
+
+function cache(store: ObjectStore): Map<string, TableState> {
+  let c = STATES.get(store);
+  if (c === undefined) STATES.set(store, (c = new Map()));
+  return c;
+}
+
+export function cachedState(store: ObjectStore, table: string, id: number): TableState | undefined {
+  const c = cache(store);
+  const path = snapshotPath(table, id);
+  const hit = c.get(path);
+  if (hit !== undefined) {
+    c.delete(path);
+    c.set(path, hit); // most recently used last
+  }
+  return hit;
+}
+
+export function rememberState(store: ObjectStore, s: TableState): void {
+  const c = cache(store);
+  c.set(snapshotPath(s.snapshot.table, s.snapshot.id), s);
+  if (c.size > STATE_CACHE_ENTRIES) c.delete(c.keys().next().value!);
+}
+
+/** One `N.snap` file, read and verified: a delta, or a whole v1 state. */
+type LogFile = { kind: 'delta'; delta: DeltaJson; bytes: number; crc: number; path: string } | { kind: 'full'; snapshot: SnapshotJson; bytes: number; crc: number; path: string };
+
+async function readLogFile(store: ObjectStore, table: string, id: number): Promise<LogFile> {
+  const path = snapshotPath(table, id);
+  const bytes = await store.read(path);
+  return decodeLogFile(bytes, path, table, id);
+}
+
+function decodeLogFile(bytes: Uint8Array, path: string, table: string, id: number): LogFile {
+  const crc = crc32(bytes);
+  if (hasMagic(DELTA_FRAME, bytes)) {
+    const delta = decodeDelta(bytes, path, id);
+    if (delta.table !== table) throw corruption(path, SNAPSHOT_HEADER_BYTES, `delta ${path} belongs to table "${delta.table}", expected "${table}"`);
+    return { kind: 'delta', delta, bytes: bytes.byteLength, crc, path };
+  }
+  const snapshot = decodeSnapshot(bytes, path);
+  if (snapshot.id !== id) throw corruption(path, SNAPSHOT_HEADER_BYTES, `snapshot ${path} holds snapshot id ${snapshot.id}, expected ${id}`);
+  return { kind: 'full', snapshot, bytes: bytes.byteLength, crc, path };
+}
+
+export interface LoadOptions {
+  /** Read every file afresh (vacuum, check): no state from memory. */
+  fresh?: boolean;
+  /** Collects the store paths the state was built from (vacuum keeps them). */
+  used?: Set<string>;
+}
+
+/**
+ * State `id` of `table`. Kind 'not_found' when `_snapshots/<id>.snap` (or a delta its chain
+ * needs) is missing, 'corruption' (XX001) when one is damaged.
+ */
+export async function loadState(store: ObjectStore, table: string, id: number, opts: LoadOptions = {}): Promise<TableState> {
+  if (opts.fresh !== true) {
+    const hit = cachedState(store, table, id);
+    if (hit !== undefined) return hit;
+  }
+  // The hint names the newest checkpoint; reading it costs one small read, and only when the
+  // state below is not in memory (a cold open), and it is trusted only as far as the checkpoint
+  // it names verifies and lies on the chain.
+  const top = await readLogFile(store, table, id);
+  opts.used?.add(top.path);
+  const warm = top.kind === 'delta' && opts.fresh !== true && cachedState(store, table, top.delta.on) !== undefined;
+  const hint = top.kind === 'delta' && !warm ? await readHint(store, table) : null;
+  if (top.kind === 'delta' && hint === id) {
+    const ck = await readCheckpointOrNull(store, table, id, top.crc);
+    if (ck !== null && (ck.snapshot.incarnation ?? 1) === (top.delta.incarnation ?? 1)) {
+      opts.used?.add(checkpointPath(table, id));
+      if (opts.fresh !== true) rememberState(store, ck);
+      return ck;
+    }
+  }
+  if (top.kind === 'full') {
+    const s: TableState = { snapshot: top.snapshot, chain: { base: id, baseBytes: top.bytes, depth: 0, since: 0 }, crc: top.crc };
+    if (opts.fresh !== true) rememberState(store, s);
+    return s;
+  }
+  // Walk down: the deltas to apply, newest first, until a state in memory, a checkpoint, a
+  // v1 snapshot or the empty state.
+  const pending: LogFile[] = [top];
+  const prefetched = new Map<number, Promise<LogFile>>();
+  let start: TableState | null = null;
+  for (let at: LogFile = top; ; ) {
+    const d: DeltaJson = (at as Extract<LogFile, { kind: 'delta' }>).delta;
+    const below: number = d.on;
+    if (below === 0) {
+      start = { snapshot: emptyState(table), chain: { base: 0, baseBytes: 0, depth: 0, since: 0 }, crc: 0 };
+      break;
+    }
+    const hit = opts.fresh === true ? undefined : cachedState(store, table, below);
+    if (hit !== undefined) {
+      start = hit;
+      break;
+    }
+    if (below === d.base || below === hint) {
+      const ck = await readCheckpointOrNull(store, table, below, null);
+      if (ck !== null && (ck.snapshot.incarnation ?? 1) === (d.incarnation ?? 1)) {
+        opts.used?.add(checkpointPath(table, below));
+        opts.used?.add(snapshotPath(table, below));
+        start = ck;
+        break;
+      }
+    }
+    // Everything between the base and here is read at once (orphans included: the walk skips them).
+    if (prefetched.size === 0 && below - d.base > 1) {
+      for (let x = Math.max(d.base, 1); x <= below; x++) {
+        if (x === d.base && x !== below) continue;
+        prefetched.set(x, limited(() => readLogFile(store, table, x)));
+      }
+      for (const p of prefetched.values()) p.catch(() => undefined);
+    }
+    const next: LogFile = await (prefetched.get(below) ?? readLogFile(store, table, below));
+    opts.used?.add(next.path);
+    if (next.kind === 'full') {
+      start = { snapshot: next.snapshot, chain: { base: below, baseBytes: next.bytes, depth: 0, since: 0 }, crc: next.crc };
+      break;
+    }
+    pending.push(next);
+    at = next;
+  }
+  let state = start;
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const f = pending[i] as Extract<LogFile, { kind: 'delta' }>;
+    const snapshot = applyDelta(state.snapshot, f.delta, f.path);
+    checkApplied(snapshot, f.delta, f.path);
+    state = {
+      snapshot,
+      chain: { base: state.chain.base, baseBytes: state.chain.baseBytes, depth: state.chain.depth + 1, since: state.chain.since + f.bytes },
+      crc: f.crc,
+    };
+    if (opts.fresh !== true) rememberState(store, state);
+  }
+  return state;
+}
+
+/** The shape check of a SnapshotJson (./snapshot.ts), over what the delta brought: its head and the files it added or changed. */
+function checkApplied(s: SnapshotJson, d: DeltaJson, path: string): void {
+  const touched = new Set([...(d.add ?? []).map((f) => f.path), ...(d.groups ?? []).map((g) => g.path)]);
+  const problem = snapshotShapeProblem({ ...s, files: s.files.filter((f) => touched.has(f.path)) });
+  if (problem !== null) throw corruption(path, SNAPSHOT_HEADER_BYTES, `delta ${path}: applied, ${problem}`);
+}
+
+/** Checkpoint `id` of `table`, or null when it is missing or damaged (its state is then built from the deltas below it). */
+async function readCheckpointOrNull(store: ObjectStore, table: string, id: number, crc: number | null): Promise<TableState | null> {
+  const path = checkpointPath(table, id);
+  let bytes: Uint8Array;
+  try {
+    bytes = await store.read(path);
+  } catch (e) {
+    if (isPaxdError(e) && (e.kind === 'not_found' || e.kind === 'corruption')) return null;
+    throw e;
+  }
+  try {
+    const snapshot = decodeCheckpoint(bytes, path, snapshotShapeProblem);
+    if (snapshot.id !== id || snapshot.table !== table) return null;
+    // The crc of the delta file N is what a commit on this state checks; read it (small).
+    const fileCrc = crc ?? (await readLogFile(store, table, id).catch(() => null))?.crc ?? 0;
+    return { snapshot, chain: { base: id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: fileCrc };
+  } catch (e) {
+    if (e instanceof PaxdError && e.kind === 'corruption') return null;
+    throw e;
+  }
+}
+
+/**
+ * State `id`, checked against the store: the one in memory when `_snapshots/<id>.snap` still
+ * holds the bytes it was built from (one small read), else read afresh. What a commit builds
+ * on (never on a file damaged since it was read: XX001) and what `readSnapshot` returns.
+ */
+export async function stateForCommit(store: ObjectStore, table: string, id: number): Promise<TableState> {
+  const hit = cachedState(store, table, id);
+  if (hit !== undefined) {
+    const bytes = await store.read(snapshotPath(table, id));
+    const path = snapshotPath(table, id);
+    decodeLogFile(bytes, path, table, id); // damaged since: XX001
+    if (crc32(bytes) === hit.crc) return hit;
+  }
+  const s = await loadState(store, table, id, { fresh: true });
+  rememberState(store, s);
+  return s;
+}
+
+/** Whether a checkpoint of `s` pays now (see CHECKPOINT_MIN_DELTA_BYTES). */
+export function checkpointDue(s: TableState): boolean {
+  const c = s.chain;
+  if (c.depth === 0) return false;
+  return c.depth >= CHECKPOINT_MAX_DEPTH || (c.since >= CHECKPOINT_MIN_DELTA_BYTES && c.since >= c.baseBytes / 2);
+}
+
+/**
+ * Writes checkpoint `s.snapshot.id` (exclusively; one already there is left as it is) and
+ * returns the state as based on it. Best effort: the commit is already durable, a failure
+ * leaves the chain as it was.
+ */
+export async function writeCheckpoint(store: ObjectStore, s: TableState): Promise<TableState> {
+  const bytes = encodeCheckpoint(s.snapshot);
+  try {
+    await store.putIfAbsent(checkpointPath(s.snapshot.table, s.snapshot.id), bytes);
+  } catch {
+    return s;
+  }
+  const next: TableState = { snapshot: s.snapshot, chain: { base: s.snapshot.id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: s.crc };
+  rememberState(store, next);
+  await writeHint(store, s.snapshot.table, s.snapshot.id).catch(() => undefined);
+  return next;
+}
+
+/**
+ * `<table>/_snapshots/_checkpoint`: the newest checkpoint's id, a hint (Delta Lake's
+ * `_last_checkpoint`). The one object of a table that is replaced rather than created once: it
+ * commits nothing, a reader that finds it missing, older or damaged only reads more deltas, and
+ * a checkpoint it names is used only when it verifies and lies on the chain being read.
+ * Framed (./frame.ts, magic "PXCH") around the JSON `{"checkpoint": 12}`.
+ */
+export function hintPath(table: string): string {
+  return `${table}/_snapshots/${HINT_NAME}`;
+}
+export const HINT_NAME = '_checkpoint';
+const HINT_FRAME: FrameKind = { noun: 'checkpoint hint', magic: new Uint8Array([0x50, 0x58, 0x43, 0x48]) }; // "PXCH"
+
+async function readHint(store: ObjectStore, table: string): Promise<number | null> {
+  try {
+    const v = decodeFrame(HINT_FRAME, await store.read(hintPath(table)), hintPath(table)) as { checkpoint?: unknown };
+    return Number.isSafeInteger(v.checkpoint) ? (v.checkpoint as number) : null;
+  } catch (e) {
+    if (isPaxdError(e) && (e.kind === 'not_found' || e.kind === 'corruption')) return null;
+    throw e;
+  }
+}
+
+/** Replaces the hint when `id` is newer than the one it names. */
+async function writeHint(store: ObjectStore, table: string, id: number): Promise<void> {
+  const was = await readHint(store, table);
+  if (was !== null && was >= id) return;
+  const path = hintPath(table);
+  await store.delete(path);
+  await store.putIfAbsent(path, encodeFrame(HINT_FRAME, { checkpoint: id }));
+}
+
+// A small limiter so that a long chain does not open hundreds of files at once.
+let active = 0;
+const waiting: (() => void)[] = [];
+async function limited<T>(f: () => Promise<T>): Promise<T> {
+  if (active >= READ_CONCURRENCY) await new Promise<void>((go) => waiting.push(go));
+  active++;
+  try {
+    return await f();
+  } finally {
+    active--;
+    waiting.shift()?.();
+  }
+}
+
+/** Whether `bytes` is a checkpoint file (vacuum, check). */
+export function isCheckpoint(bytes: Uint8Array): boolean {
+  return hasMagic(CHECKPOINT_FRAME, bytes);
+}
