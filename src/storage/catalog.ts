@@ -30,7 +30,7 @@
  * "Dropping and re-creating").
  */
 import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/index.js';
-import { encodeRoot, listRootIds, newestRoot, noteRoot, readRootOrNull, type RootEntry, type RootJson, rootPath } from './root.js';
+import { encodeRoot, listRootIds, newestRoot, noteCommittedRoot, noteRoot, readRootOrNull, type RootEntry, type RootJson, rootPath } from './root.js';
 import { diffStates, emptyState, encodeDelta } from './delta.js';
 import { snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';
 import { checkpointDue, loadState, rememberState, stateForCommit, type TableState, writeCheckpoint } from './table-state.js';
@@ -370,6 +370,7 @@ export async function commitTables(store: ObjectStore, writes: readonly TableWri
     }
     if (await store.putIfAbsent(rootPath(next.id), encodeRoot(next))) {
       noteRoot(store, next);
+      await noteCommittedRoot(store, next.id);
       for (const w of writes) {
         const state = built.get(w.table)!.state;
         rememberState(store, state);

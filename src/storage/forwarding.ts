@@ -36,8 +36,8 @@ export class ForwardingStore implements ObjectStore {
     return this.inner.putIfAbsent(path, bytes);
   }
 
-  list(prefix: string): Promise<ObjectInfo[]> {
-    return this.inner.list(prefix);
+  list(prefix: string, startAfter?: string): Promise<ObjectInfo[]> {
+    return this.inner.list(prefix, startAfter);
   }
 
   delete(path: string): Promise<void> {

@@ -106,14 +106,14 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  async list(prefix: string): Promise<ObjectInfo[]> {
+  async list(prefix: string, startAfter?: string): Promise<ObjectInfo[]> {
     // Walk the folder the prefix names (its part up to the last '/'), keep what matches.
     const cut = prefix.lastIndexOf('/');
     const folder = cut < 0 ? '' : prefix.slice(0, cut);
     if (folder !== '') this.osPath(folder); // rejects prefixes that would leave the root
     const out: ObjectInfo[] = [];
     await this.walk(folder, prefix, out);
-    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return (startAfter === undefined ? out : out.filter((o) => o.path > startAfter)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   // ---- writes ----

@@ -21,6 +21,7 @@
  */
 import { corruption, isPaxdError } from '../types/index.js';
 import { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
+import { readHint, writeHint } from './hint.js';
 import type { ObjectStore } from './store.js';
 
 export const ROOT_DIR = '_paxd/root';
@@ -105,18 +106,46 @@ function rootShapeProblem(v: unknown): string | null {
 const NEWEST = new WeakMap<ObjectStore, RootJson>();
 
 /**
+ * `_paxd/root/_hint` names a recent root (./hint.ts, magic "PXRH"), rewritten every
+ * ROOT_HINT_EVERY roots, so that a process's first look lists only the roots after it (S3
+ * `start-after`): the hint and one listing page find the newest root, whatever the length of
+ * the history vacuum has not removed yet.
+ */
+export const ROOT_HINT_PATH = `${ROOT_DIR}/_hint`;
+export const ROOT_HINT_EVERY = 64;
+const ROOT_HINT_FRAME: FrameKind = { noun: 'root hint', magic: new Uint8Array([0x50, 0x58, 0x52, 0x48]) }; // "PXRH"
+
+/** After root `id` is committed: moves the hint to it every ROOT_HINT_EVERY roots (best effort). */
+export async function noteCommittedRoot(store: ObjectStore, id: number): Promise<void> {
+  if (id % ROOT_HINT_EVERY !== 0) return;
+  await writeHint(store, ROOT_HINT_PATH, ROOT_HINT_FRAME, id).catch(() => undefined);
+}
+
+/**
  * The newest root of the store, or null for a store without a root log (format v1, or new and
  * never written). Costs one read of the next root's name that is not there (a GET answering
- * 404 on S3) once a root has been seen; the first call lists `_paxd/root/`.
+ * 404 on S3) once a root has been seen; the first call reads the hint and lists the roots after
+ * it (two requests on S3), then reads the newest.
  */
 export async function newestRoot(store: ObjectStore): Promise<RootJson | null> {
   let last = NEWEST.get(store) ?? null;
   if (last === null) {
-    const ids = await listRootIds(store);
-    if (ids.length === 0) return null;
-    last = await readRootOrNull(store, ids[ids.length - 1]!);
-    // Vacuumed between the listing and the read (newer ones exist): list again.
-    if (last === null) return newestRoot(store);
+    const hint = await readHint(store, ROOT_HINT_PATH, ROOT_HINT_FRAME);
+    const ids = await listRootIds(store, hint ?? undefined);
+    const id = ids.length > 0 ? ids[ids.length - 1]! : hint;
+    if (id === null) return null;
+    last = await readRootOrNull(store, id);
+    if (last === null) {
+      // Vacuumed between the listing and the read (newer ones exist), or a hint naming a root
+      // that is gone: list them all.
+      const all = await listRootIds(store);
+      if (all.length === 0) return null;
+      last = await readRootOrNull(store, all[all.length - 1]!);
+      if (last === null) return newestRoot(store);
+    }
+    // Just listed: the newest as of now, no need to probe for the next.
+    noteRoot(store, last);
+    return last;
   }
   for (;;) {
     const next = await readRootOrNull(store, last.id + 1);
@@ -133,12 +162,12 @@ export function noteRoot(store: ObjectStore, r: RootJson): void {
   if (seen === undefined || seen.id < r.id) NEWEST.set(store, r);
 }
 
-/** Root ids present in `_paxd/root/`, ascending. */
-export async function listRootIds(store: ObjectStore): Promise<number[]> {
+/** Root ids present in `_paxd/root/`, ascending (with `after`, only those above it: listed from there on S3). */
+export async function listRootIds(store: ObjectStore, after?: number): Promise<number[]> {
   const out: number[] = [];
-  for (const o of await store.list(`${ROOT_DIR}/`)) {
+  for (const o of await store.list(`${ROOT_DIR}/`, after === undefined ? undefined : rootPath(after))) {
     const id = rootIdOf(o.path);
-    if (id !== null && o.path === rootPath(id)) out.push(id);
+    if (id !== null && o.path === rootPath(id) && (after === undefined || id > after)) out.push(id);
   }
   return out.sort((a, b) => a - b);
 }

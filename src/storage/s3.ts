@@ -216,14 +216,14 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async list(prefix: string): Promise<ObjectInfo[]> {
+  async list(prefix: string, startAfter?: string): Promise<ObjectInfo[]> {
     const root = this.prefix ? this.prefix + '/' : '';
     const out: ObjectInfo[] = [];
     let token: string | undefined;
     do {
       const page = await this.request('list', prefix === '' ? '.' : prefix, (signal) =>
         this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: root + prefix, MaxKeys: this.listPageSize, ...(token ? { ContinuationToken: token } : {}) }),
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: root + prefix, MaxKeys: this.listPageSize, ...(token ? { ContinuationToken: token } : {}), ...(startAfter !== undefined ? { StartAfter: root + startAfter } : {}) }),
           { abortSignal: signal },
         ),
       );

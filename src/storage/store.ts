@@ -56,8 +56,13 @@ export interface ObjectStore {
   append(path: string, offset: number): Promise<ObjectWriter>;
   /** Creates `path` holding `bytes` only if it does not exist: true if created, false if it existed. */
   putIfAbsent(path: string, bytes: Uint8Array): Promise<boolean>;
-  /** Objects whose path starts with `prefix`, in lexicographic order of path. */
-  list(prefix: string): Promise<ObjectInfo[]>;
+  /**
+   * Objects whose path starts with `prefix`, in lexicographic order of path; with
+   * `startAfter`, only those whose path sorts after it (S3's `start-after`: the request lists
+   * from there, so a long history before it costs nothing). Callers still filter: a store may
+   * ignore `startAfter`.
+   */
+  list(prefix: string, startAfter?: string): Promise<ObjectInfo[]>;
   /** Removes an object; a missing object is not an error. */
   delete(path: string): Promise<void>;
   /** Releases cached handles. */

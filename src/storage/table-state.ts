@@ -19,7 +19,8 @@ import { corruption, isPaxdError, PaxdError } from '../types/index.js';
 import { crc32 } from './checksum.js';
 import { CHECKPOINT_FRAME, CHECKPOINT_SUFFIX, decodeCheckpoint, encodeCheckpoint } from './checkpoint.js';
 import { applyDelta, decodeDelta, DELTA_FRAME, type DeltaJson, emptyState } from './delta.js';
-import { decodeFrame, encodeFrame, type FrameKind, hasMagic } from './frame.js';
+import { type FrameKind, hasMagic } from './frame.js';
+import { readHint, writeHint } from './hint.js';
 import { decodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotPath, snapshotShapeProblem } from './snapshot.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
@@ -129,7 +130,7 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
   const top = await readLogFile(store, table, id);
   opts.used?.add(top.path);
   const warm = top.kind === 'delta' && opts.fresh !== true && cachedState(store, table, top.delta.on) !== undefined;
-  const hint = top.kind === 'delta' && !warm ? await readHint(store, table) : null;
+  const hint = top.kind === 'delta' && !warm ? await readHint(store, hintPath(table), HINT_FRAME) : null;
   if (top.kind === 'delta' && hint === id) {
     const ck = await readCheckpointOrNull(store, table, id, top.crc);
     if (ck !== null && (ck.snapshot.incarnation ?? 1) === (top.delta.incarnation ?? 1)) {
@@ -269,41 +270,19 @@ export async function writeCheckpoint(store: ObjectStore, s: TableState): Promis
   }
   const next: TableState = { snapshot: s.snapshot, chain: { base: s.snapshot.id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: s.crc };
   rememberState(store, next);
-  await writeHint(store, s.snapshot.table, s.snapshot.id).catch(() => undefined);
+  await writeHint(store, hintPath(s.snapshot.table), HINT_FRAME, s.snapshot.id).catch(() => undefined);
   return next;
 }
 
 /**
- * `<table>/_snapshots/_checkpoint`: the newest checkpoint's id, a hint (Delta Lake's
- * `_last_checkpoint`). The one object of a table that is replaced rather than created once: it
- * commits nothing, a reader that finds it missing, older or damaged only reads more deltas, and
- * a checkpoint it names is used only when it verifies and lies on the chain being read.
- * Framed (./frame.ts, magic "PXCH") around the JSON `{"checkpoint": 12}`.
+ * `<table>/_snapshots/_checkpoint`: names the table's newest checkpoint (./hint.ts; magic
+ * "PXCH"). A checkpoint it names is used only when it verifies and lies on the chain read.
  */
 export function hintPath(table: string): string {
   return `${table}/_snapshots/${HINT_NAME}`;
 }
 export const HINT_NAME = '_checkpoint';
 const HINT_FRAME: FrameKind = { noun: 'checkpoint hint', magic: new Uint8Array([0x50, 0x58, 0x43, 0x48]) }; // "PXCH"
-
-async function readHint(store: ObjectStore, table: string): Promise<number | null> {
-  try {
-    const v = decodeFrame(HINT_FRAME, await store.read(hintPath(table)), hintPath(table)) as { checkpoint?: unknown };
-    return Number.isSafeInteger(v.checkpoint) ? (v.checkpoint as number) : null;
-  } catch (e) {
-    if (isPaxdError(e) && (e.kind === 'not_found' || e.kind === 'corruption')) return null;
-    throw e;
-  }
-}
-
-/** Replaces the hint when `id` is newer than the one it names. */
-async function writeHint(store: ObjectStore, table: string, id: number): Promise<void> {
-  const was = await readHint(store, table);
-  if (was !== null && was >= id) return;
-  const path = hintPath(table);
-  await store.delete(path);
-  await store.putIfAbsent(path, encodeFrame(HINT_FRAME, { checkpoint: id }));
-}
 
 // A small limiter so that a long chain does not open hundreds of files at once.
 let active = 0;
