@@ -28,6 +28,10 @@
  *   pgbench   pgbench's built-in tpcb-like script on paxd serve and PostgreSQL in the same run: tps,
  *             retries, and the four balances checked on both (--clients 8, --threads 2, --seconds 60,
  *             --scale 1, --skip-pg)
+ *   metadata  table metadata (issue #20): bytes of a 1-row commit, cold open + count(*) in a new process,
+ *             warm count(*), S3 requests to find the newest state, for 1,000 to 100,000 row groups
+ *             (--groups), local and s3rver (--store local|s3); ao_column bytes per append over
+ *             --appends N (10,000) appends and its cold open (--only pax|ao)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -44,6 +48,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   copy: () => import('./copy.js'),
   fdw: () => import('./fdw.js'),
   pgbench: () => import('./pgbench.js'),
+  metadata: () => import('./metadata.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
