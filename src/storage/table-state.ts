@@ -178,7 +178,11 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
       }
       for (const p of prefetched.values()) p.catch(() => undefined);
     }
-    const next: LogFile = await (prefetched.get(below) ?? readLogFile(store, table, below));
+    const next: LogFile = await (prefetched.get(below) ?? readLogFile(store, table, below)).catch((e: unknown) => {
+      // A delta the chain needs is gone: the table's metadata is damaged, not the table absent.
+      if (isPaxdError(e) && e.kind === 'not_found') throw missingDelta(table, below, id);
+      throw e;
+    });
     opts.used?.add(next.path);
     if (next.kind === 'full') {
       start = { snapshot: next.snapshot, chain: { base: below, baseBytes: next.bytes, depth: 0, since: 0 }, crc: next.crc };
@@ -202,6 +206,11 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
   return state;
 }
 
+function missingDelta(table: string, id: number, of: number): PaxdError {
+  const path = snapshotPath(table, id);
+  return corruption(path, 0, `delta ${path}, which state ${of} of table "${table}" is built on, is missing`);
+}
+
 /** The shape check of a SnapshotJson (./snapshot.ts), over what the delta brought: its head and the files it added or changed. */
 function checkApplied(s: SnapshotJson, d: DeltaJson, path: string): void {
   const touched = new Set([...(d.add ?? []).map((f) => f.path), ...(d.groups ?? []).map((g) => g.path)]);
@@ -223,8 +232,8 @@ async function readCheckpointOrNull(store: ObjectStore, table: string, id: numbe
     const snapshot = decodeCheckpoint(bytes, path, snapshotShapeProblem);
     if (snapshot.id !== id || snapshot.table !== table) return null;
     // The crc of the delta file N is what a commit on this state checks; read it (small).
-    const fileCrc = crc ?? (await readLogFile(store, table, id).catch(() => null))?.crc ?? 0;
-    return { snapshot, chain: { base: id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: fileCrc };
+    // crc 0 when unknown: a commit on this very state then reads it afresh (stateForCommit).
+    return { snapshot, chain: { base: id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: crc ?? 0 };
   } catch (e) {
     if (e instanceof PaxdError && e.kind === 'corruption') return null;
     throw e;
