@@ -31,7 +31,7 @@
  * so those groups are scanned.
  */
 import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue, type Column, type Value, getValue, compareValues, PaxdError, SQLSTATE, undefinedColumn, undefinedFunction, type Field, type PgType, isDecimal128, pgDisplayName } from '../types/index.js';
-import { type ObjectStore, type SnapshotJson, fieldsOf } from '../storage/index.js';
+import { type DataFileJson, type ObjectStore, type SnapshotJson, fieldsOf } from '../storage/index.js';
 import { type ColumnStats, computeStats, mergeStats } from '../stats/index.js';
 import { MAX_ZONE_ROWS } from '../pax/index.js';
 import { type Predicate, bindPredicate } from './predicate.js';
@@ -99,7 +99,22 @@ export async function aggregate(
   const needF8 = fields.map((f, slot) => f.type.id === 'float4' && resolved.some((r) => r.slot === slot && r.spec.fn === 'avg'));
 
   const stats = emptyStats();
-  const partials = new Map<number, Partial>();
+  if (bound === null && useStats && resolved.every((a) => a.spec.fn === 'count_star')) {
+    // count(*) alone, no predicate: the live counts, in one loop without an object per group
+    // (issue #20: under 2 ms at 100,000 groups). Same classification as below: an empty
+    // group is 'none', any other 'all'.
+    let rows = 0;
+    for (const file of snapshot.files) {
+      const c = liveCounts(file);
+      rows += c.live;
+      stats.groupsSkippedByPredicate += c.empty;
+      stats.groupsTotal += file.groups.length;
+    }
+    stats.groupsAnsweredFromStats = stats.groupsTotal - stats.groupsSkippedByPredicate;
+    return { values: resolved.map((a) => finish(a, rows, null, 0)), types: resolved.map((a) => a.type), stats };
+  }
+  // Indexed by the group's rank in storage order (a dense array: no sort to fold them in order).
+  const partials: (Partial | undefined)[] = [];
   const toScan = new Set<string>();
   let rank = 0;
   snapshot.files.forEach((file, fi) =>
@@ -115,7 +130,7 @@ export async function aggregate(
         const cols = fields.map((f) => groupStats(g, f, zoneRows));
         if (resolved.every((a) => answerable(a, cols))) {
           stats.groupsAnsweredFromStats++;
-          partials.set(r, { rows: g.live, cols, f8: [] });
+          partials[r] = { rows: g.live, cols, f8: [] };
           return;
         }
       }
@@ -135,10 +150,10 @@ export async function aggregate(
       for (let b = await scan.next(); b !== null; b = await scan.next()) {
         if (options.interrupt !== undefined) await options.interrupt();
         const unit = scan.position.unit;
-        let p = partials.get(unit);
+        let p = partials[unit];
         if (p === undefined) {
           p = { rows: 0, cols: fields.map(() => null), f8: fields.map(() => 0) };
-          partials.set(unit, p);
+          partials[unit] = p;
         }
         const sel = b.selection;
         p.rows += sel === null ? b.length : sel.length;
@@ -168,8 +183,8 @@ export async function aggregate(
   let rows = 0;
   const totals: (ColumnStats | null)[] = fields.map(() => null);
   const f8 = fields.map(() => 0);
-  for (const r of [...partials.keys()].sort((a, b) => a - b)) {
-    const p = partials.get(r)!;
+  for (const p of partials) {
+    if (p === undefined) continue;
     rows += p.rows;
     for (let i = 0; i < fields.length; i++) {
       const c = p.cols[i];
@@ -178,6 +193,25 @@ export async function aggregate(
     }
   }
   return { values: resolved.map((a) => finish(a, rows, a.slot < 0 ? null : totals[a.slot]!, f8[a.slot] ?? 0)), types: resolved.map((a) => a.type), stats };
+}
+
+/**
+ * A file's live rows and empty groups. A file entry of a snapshot is never changed (a commit
+ * that changes a group makes a new entry, src/storage/delta.ts), so the counts are kept per
+ * entry: after a commit only the files it added are counted again.
+ */
+const LIVE_COUNTS = new WeakMap<DataFileJson, { live: number; empty: number }>();
+function liveCounts(file: DataFileJson): { live: number; empty: number } {
+  let c = LIVE_COUNTS.get(file);
+  if (c === undefined) {
+    c = { live: 0, empty: 0 };
+    for (const g of file.groups) {
+      if (g.live === 0) c.empty++;
+      else c.live += g.live;
+    }
+    LIVE_COUNTS.set(file, c);
+  }
+  return c;
 }
 
 /** `function sum(boolean) does not exist`, as PostgreSQL says it (42883). */

@@ -127,7 +127,19 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
   // The hint names the newest checkpoint; reading it costs one small read, and only when the
   // state below is not in memory (a cold open), and it is trusted only as far as the checkpoint
   // it names verifies and lies on the chain.
-  const top = await readLogFile(store, table, id);
+  const path = snapshotPath(table, id);
+  const bytes = await store.read(path);
+  // A large delta (a bulk load) with a checkpoint of its own: the checkpoint, without parsing the delta.
+  if (bytes.byteLength >= CHECKPOINT_MIN_DELTA_BYTES && hasMagic(DELTA_FRAME, bytes) && (await readHint(store, hintPath(table), HINT_FRAME)) === id) {
+    const ck = await readCheckpointOrNull(store, table, id, crc32(bytes));
+    if (ck !== null) {
+      opts.used?.add(path);
+      opts.used?.add(checkpointPath(table, id));
+      if (opts.fresh !== true) rememberState(store, ck);
+      return ck;
+    }
+  }
+  const top = decodeLogFile(bytes, path, table, id);
   opts.used?.add(top.path);
   const warm = top.kind === 'delta' && opts.fresh !== true && cachedState(store, table, top.delta.on) !== undefined;
   const hint = top.kind === 'delta' && !warm ? await readHint(store, hintPath(table), HINT_FRAME) : null;
