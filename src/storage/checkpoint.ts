@@ -254,6 +254,55 @@ class In {
   bad(why: string): PaxdError {
     return corruption(this.path, this.fileOffset(), `checkpoint ${this.path}: ${why}`);
   }
+  /** Steps over one statistics record, checking its lengths and tags. */
+  skipRecord(f: number, what: string): void {
+    this.need(8, what);
+    this.at += 8;
+    if (f & S_NANS) this.need(4, what), (this.at += 4);
+    for (const bit of [S_MIN, S_MAX, S_SUM]) {
+      if (!(f & bit)) continue;
+      const tag = this.u8(what);
+      if (tag === TAG_NUMBER) this.need(8, what), (this.at += 8);
+      else if (tag === TAG_STRING) {
+        // UTF-8 is checked when the record is decoded (fatal decoder): the crc covers the bytes.
+        this.take(this.u32(what), what);
+      } else if (tag !== TAG_TRUE && tag !== TAG_FALSE) throw this.bad(`${what} has value tag ${tag}, expected 1..4`);
+    }
+  }
+  /** The statistics record at `at` (walked by skipRecord already). */
+  record(at: number, f: number, ex: number, what: string): ColumnStatsJson {
+    this.at = at;
+    const s: ColumnStatsJson = { rows: this.u32(what), nulls: this.u32(what) };
+    if (f & S_NANS) s.nans = this.u32(what);
+    if (f & S_MIN) s.min = this.value(what);
+    if (f & S_MAX) s.max = this.value(what);
+    if (f & S_SUM) s.sum = this.value(what);
+    if (f & S_MIN_EXACT_GIVEN) s.minExact = (ex & 1) !== 0;
+    if (f & S_MAX_EXACT_GIVEN) s.maxExact = (ex & 2) !== 0;
+    return s;
+  }
+}
+
+const EMPTY: Record<string, ColumnStatsJson> = Object.freeze({}) as Record<string, ColumnStatsJson>;
+
+/** Makes `g.columns` an accessor that decodes group `i`'s statistics once, then holds them as a plain value. */
+function lazyColumns(g: GroupJson, i: number, sections: readonly { fieldId: string; flags: Uint8Array; ex: Uint8Array; at: Uint32Array }[], r: In): void {
+  Object.defineProperty(g, 'columns', {
+    enumerable: true,
+    configurable: true,
+    get(): Record<string, ColumnStatsJson> {
+      const cols: Record<string, ColumnStatsJson> = {};
+      for (const s of sections) {
+        const f = s.flags[i]!;
+        if (f !== 0) cols[s.fieldId] = r.record(s.at[i]!, f, s.ex[i]!, `field ${s.fieldId}'s statistics of group ${i}`);
+      }
+      Object.defineProperty(g, 'columns', { value: cols, enumerable: true, configurable: true, writable: true });
+      return cols;
+    },
+    set(v: Record<string, ColumnStatsJson>): void {
+      Object.defineProperty(g, 'columns', { value: v, enumerable: true, configurable: true, writable: true });
+    },
+  });
 }
 
 /**
@@ -287,11 +336,8 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
   const rv = new DataView(rows.buffer, rows.byteOffset, rows.byteLength);
   const lv = new DataView(live.buffer, live.byteOffset, live.byteLength);
   const flags = r.take(total, 'group flags');
-  const colsShared: Record<string, ColumnStatsJson>[] = new Array(total);
   for (let i = 0; i < total; i++) {
-    const cols: Record<string, ColumnStatsJson> = {};
-    colsShared[i] = cols;
-    groups[i] = { rows: rv.getUint32(4 * i, true), live: lv.getUint32(4 * i, true), columns: cols };
+    groups[i] = { rows: rv.getUint32(4 * i, true), live: lv.getUint32(4 * i, true), columns: EMPTY };
     if (flags[i]! & ~(G_DELETED | G_DELETES_PATH | G_BLOCKS)) throw corruption(path, FRAME_HEADER_BYTES + 4 + headLength + 8 * total + i, `checkpoint ${path}: group ${i} has flags ${flags[i]}`);
   }
   for (let i = 0; i < total; i++) {
@@ -304,26 +350,28 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     groups[i]!.deleted = out;
   }
   for (let i = 0; i < total; i++) if (flags[i]! & G_DELETES_PATH) groups[i]!.deletesPath = r.str(`group ${i}'s deletesPath`);
+  // Statistics are decoded per group on first use (`columns` is an accessor until then): an
+  // open that needs only live counts (count(*)) or a few groups never builds the rest. Every
+  // record's lengths and tags are walked and checked here, so a short or misframed one is
+  // XX001 now; text that is not UTF-8 (which the crc rules out but for a writer's bug) is
+  // XX001 when the group's statistics are first read.
+  const sections: { fieldId: string; flags: Uint8Array; ex: Uint8Array; at: Uint32Array }[] = [];
   const statFields = r.u32('the statistics column count');
   for (let c = 0; c < statFields; c++) {
     const fieldId = String(r.u32('a statistics column field id'));
     const sf = r.take(total, `field ${fieldId}'s statistics flags`);
     const ex = r.take(total, `field ${fieldId}'s exactness flags`);
+    const at = new Uint32Array(total);
     for (let i = 0; i < total; i++) {
       const f = sf[i]!;
       if (f === 0) continue;
       if (!(f & S_PRESENT) || f > 127) throw r.bad(`field ${fieldId} of group ${i} has statistics flags ${f}`);
-      const what = `field ${fieldId}'s statistics of group ${i}`;
-      const s: ColumnStatsJson = { rows: r.u32(what), nulls: r.u32(what) };
-      if (f & S_NANS) s.nans = r.u32(what);
-      if (f & S_MIN) s.min = r.value(what);
-      if (f & S_MAX) s.max = r.value(what);
-      if (f & S_SUM) s.sum = r.value(what);
-      if (f & S_MIN_EXACT_GIVEN) s.minExact = (ex[i]! & 1) !== 0;
-      if (f & S_MAX_EXACT_GIVEN) s.maxExact = (ex[i]! & 2) !== 0;
-      colsShared[i]![fieldId] = s;
+      at[i] = r.at;
+      r.skipRecord(f, `field ${fieldId}'s statistics of group ${i}`);
     }
+    sections.push({ fieldId, flags: sf, ex, at });
   }
+  for (let i = 0; i < total; i++) lazyColumns(groups[i]!, i, sections, r);
   const blockFields = r.u32('the block column count');
   for (let c = 0; c < blockFields; c++) {
     const fieldId = String(r.u32('a block column field id'));
@@ -350,7 +398,8 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     return file;
   });
   const state = { ...(head as object), files: outFiles };
-  const problem = check(state);
+  // The head's shape; the groups are well-formed by construction (counts from u32 fields, checked records).
+  const problem = check({ ...(head as object), files: outFiles.map((f) => ({ ...f, groups: [] })) });
   if (problem !== null) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: ${problem}`);
   return state as SnapshotJson;
 }
