@@ -8,7 +8,7 @@
  * of every stripe must lie below its segment's EOF, and is read, checksummed and decoded.
  * A problem names the segment file and the block's offset.
  */
-import { type ObjectStore, type SnapshotJson, fieldsOf, type DataFileJson } from '../storage/index.js';
+import { type ObjectStore, type SnapshotJson, fieldsOf, type DataFileJson, verifyState } from '../storage/index.js';
 import { PaxFileReader } from '../pax/index.js';
 import { AoStripeReader, segmentPath } from '../aocolumn/index.js';
 import { PaxdError, SQLSTATE, type Field } from '../types/index.js';
@@ -42,6 +42,13 @@ export async function checkTable(
     if (!(e instanceof PaxdError) || (e.kind !== 'corruption' && e.kind !== 'not_found')) throw e;
     result.problems.push({ file: e.file ?? path, ...(e.offset !== undefined ? { offset: e.offset } : {}), message: e.message, code: e.code });
   };
+  // The metadata first: the state read afresh from its delta chain (every delta's crc, the
+  // checkpoint it starts from), not from this process's memory (docs/FORMAT.md "Table metadata v2").
+  try {
+    await verifyState(store, table, snapshot.id);
+  } catch (e) {
+    problem(e, table);
+  }
   const eofs = new Map<string, number>();
   for (const seg of snapshot.ao?.segments ?? []) {
     for (const [fieldId, eof] of Object.entries(seg.eof)) {

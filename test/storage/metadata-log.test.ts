@@ -19,7 +19,8 @@ import { encodeFrameBytes } from '../../src/storage/frame.js';
 import { LocalStore } from '../../src/storage/local.js';
 import { snapshotPath, snapshotShapeProblem } from '../../src/storage/snapshot.js';
 import type { SnapshotJson } from '../../src/storage/snapshot-types.js';
-import { checkpointPath, hintPath, loadState } from '../../src/storage/table-state.js';
+import { checkpointPath, HINT_FRAME, hintPath, loadState, verifyState } from '../../src/storage/table-state.js';
+import { writeHint } from '../../src/storage/hint.js';
 import { vacuum } from '../../src/storage/vacuum.js';
 import { ForwardingStore } from '../../src/storage/forwarding.js';
 import { PaxdError } from '../../src/types/errors.js';
@@ -92,6 +93,20 @@ test('a chain of deltas reads back exactly, cold and warm; a warm process reads 
   assert.equal(counted.reads.filter((p) => p.startsWith('t/')), [snapshotPath('t', 5)]);
   await writer.close();
   await counted.close();
+});
+
+test('paxd check (verifyState) finds a checkpoint that holds another state than its deltas build', async () => {
+  const root = tempDir();
+  const states = await build(root);
+  const store = new LocalStore(root);
+  await verifyState(store, 't', 4);
+  // A well-framed checkpoint of 4 holding state 3's files, named by the hint.
+  await store.putIfAbsent(checkpointPath('t', 4), encodeCheckpoint({ ...states[3]!, files: states[2]!.files }));
+  await writeHint(store, hintPath('t'), HINT_FRAME, 4);
+  const e = await rejection(verifyState(store, 't', 4));
+  assert.is(e.code, 'XX001');
+  assert.is(e.file, checkpointPath('t', 4));
+  await store.close();
 });
 
 test('checkpoints round-trip every kind of statistic, and a payload that is short or malformed under a valid crc is XX001', () => {
