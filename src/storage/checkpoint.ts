@@ -22,6 +22,7 @@
  *       G × u8    stat flags: 1 present, 2 nans, 4 min, 8 max, 16 sum,
  *                 32 minExact given, 64 maxExact given  (0: the group has no statistics)
  *       G × u8    exactness: 1 minExact, 2 maxExact (meaningful where given)
+ *       u32 R; G × u32 record offsets into the R record bytes (0 where absent); the R bytes,
  *       per present group: u32 rows, u32 nulls, [u32 nans], [value min], [value max], [value sum]
  *     u32 B, then B block sections (ao_column), one per fieldId any group has a block for:
  *       u32 fieldId, G × u8 present, per present group: u32 seg, f64 offset, u32 length
@@ -136,15 +137,22 @@ export function encodeCheckpoint(s: SnapshotJson): Uint8Array {
     const cols = groups.map((g) => g.columns[f]);
     for (const c of cols) out.u8(c === undefined ? 0 : statFlags(c));
     for (const c of cols) out.u8(c === undefined ? 0 : (c.minExact === true ? 1 : 0) | (c.maxExact === true ? 2 : 0));
+    const heap = new Out();
+    const at: number[] = [];
     for (const c of cols) {
+      at.push(c === undefined ? 0 : heap.length);
       if (c === undefined) continue;
-      out.u32(c.rows);
-      out.u32(c.nulls);
-      if (c.nans !== undefined) out.u32(c.nans);
-      if (c.min !== undefined) out.value(c.min);
-      if (c.max !== undefined) out.value(c.max);
-      if (c.sum !== undefined) out.value(c.sum);
+      heap.u32(c.rows);
+      heap.u32(c.nulls);
+      if (c.nans !== undefined) heap.u32(c.nans);
+      if (c.min !== undefined) heap.value(c.min);
+      if (c.max !== undefined) heap.value(c.max);
+      if (c.sum !== undefined) heap.value(c.sum);
     }
+    const records = heap.done();
+    out.u32(records.byteLength);
+    for (const a of at) out.u32(a);
+    out.bytes(records);
   }
   const blockFields = fieldIdsOf(groups, (g) => g.blocks ?? {});
   out.u32(blockFields.length);
@@ -194,12 +202,14 @@ class In {
   constructor(
     private readonly bytes: Uint8Array,
     private readonly path: string,
+    /** File offset of bytes[0]. */
+    private readonly origin = FRAME_HEADER_BYTES,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   /** Offset in the file, for messages. */
   fileOffset(): number {
-    return FRAME_HEADER_BYTES + this.at;
+    return this.origin + this.at;
   }
   need(n: number, what: string): void {
     if (this.at + n > this.bytes.byteLength) throw this.bad(`${what} needs ${n} bytes at payload offset ${this.at}, ${this.bytes.byteLength - this.at} left`);
@@ -254,22 +264,7 @@ class In {
   bad(why: string): PaxdError {
     return corruption(this.path, this.fileOffset(), `checkpoint ${this.path}: ${why}`);
   }
-  /** Steps over one statistics record, checking its lengths and tags. */
-  skipRecord(f: number, what: string): void {
-    this.need(8, what);
-    this.at += 8;
-    if (f & S_NANS) this.need(4, what), (this.at += 4);
-    for (const bit of [S_MIN, S_MAX, S_SUM]) {
-      if (!(f & bit)) continue;
-      const tag = this.u8(what);
-      if (tag === TAG_NUMBER) this.need(8, what), (this.at += 8);
-      else if (tag === TAG_STRING) {
-        // UTF-8 is checked when the record is decoded (fatal decoder): the crc covers the bytes.
-        this.take(this.u32(what), what);
-      } else if (tag !== TAG_TRUE && tag !== TAG_FALSE) throw this.bad(`${what} has value tag ${tag}, expected 1..4`);
-    }
-  }
-  /** The statistics record at `at` (walked by skipRecord already). */
+  /** The statistics record at `at` (bounds-checked as it is read: XX001 for a bad one). */
   record(at: number, f: number, ex: number, what: string): ColumnStatsJson {
     this.at = at;
     const s: ColumnStatsJson = { rows: this.u32(what), nulls: this.u32(what) };
@@ -283,26 +278,37 @@ class In {
   }
 }
 
-const EMPTY: Record<string, ColumnStatsJson> = Object.freeze({}) as Record<string, ColumnStatsJson>;
+interface Section {
+  fieldId: string;
+  flags: Uint8Array;
+  ex: Uint8Array;
+  /** Offset of each group's record in `heap`. */
+  at: DataView;
+  heap: In;
+}
 
-/** Makes `g.columns` an accessor that decodes group `i`'s statistics once, then holds them as a plain value. */
-function lazyColumns(g: GroupJson, i: number, sections: readonly { fieldId: string; flags: Uint8Array; ex: Uint8Array; at: Uint32Array }[], r: In): void {
-  Object.defineProperty(g, 'columns', {
-    enumerable: true,
-    configurable: true,
-    get(): Record<string, ColumnStatsJson> {
+/**
+ * Group `i` with its statistics decoded on first use: `columns` is an own, enumerable accessor
+ * (an object literal's, cheap to make) that decodes them once and then becomes a plain value,
+ * so spreading, JSON and deep equality see an ordinary GroupJson.
+ */
+function lazyGroup(rows: number, live: number, i: number, sections: readonly Section[]): GroupJson {
+  return {
+    rows,
+    live,
+    get columns(): Record<string, ColumnStatsJson> {
       const cols: Record<string, ColumnStatsJson> = {};
       for (const s of sections) {
         const f = s.flags[i]!;
-        if (f !== 0) cols[s.fieldId] = r.record(s.at[i]!, f, s.ex[i]!, `field ${s.fieldId}'s statistics of group ${i}`);
+        if (f !== 0) cols[s.fieldId] = s.heap.record(s.at.getUint32(4 * i, true), f, s.ex[i]!, `field ${s.fieldId}'s statistics of group ${i}`);
       }
-      Object.defineProperty(g, 'columns', { value: cols, enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(this, 'columns', { value: cols, enumerable: true, configurable: true, writable: true });
       return cols;
     },
-    set(v: Record<string, ColumnStatsJson>): void {
-      Object.defineProperty(g, 'columns', { value: v, enumerable: true, configurable: true, writable: true });
+    set columns(v: Record<string, ColumnStatsJson>) {
+      Object.defineProperty(this, 'columns', { value: v, enumerable: true, configurable: true, writable: true });
     },
-  });
+  };
 }
 
 /**
@@ -337,9 +343,10 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
   const lv = new DataView(live.buffer, live.byteOffset, live.byteLength);
   const flags = r.take(total, 'group flags');
   for (let i = 0; i < total; i++) {
-    groups[i] = { rows: rv.getUint32(4 * i, true), live: lv.getUint32(4 * i, true), columns: EMPTY };
     if (flags[i]! & ~(G_DELETED | G_DELETES_PATH | G_BLOCKS)) throw corruption(path, FRAME_HEADER_BYTES + 4 + headLength + 8 * total + i, `checkpoint ${path}: group ${i} has flags ${flags[i]}`);
   }
+  const deleted = new Map<number, number[]>();
+  const deletesPath = new Map<number, string>();
   for (let i = 0; i < total; i++) {
     if (!(flags[i]! & G_DELETED)) continue;
     const n = r.u32(`group ${i}'s delete vector length`);
@@ -347,31 +354,38 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
     const out: number[] = new Array(n);
     for (let k = 0; k < n; k++) out[k] = v.getUint32(4 * k, true);
-    groups[i]!.deleted = out;
+    deleted.set(i, out);
   }
-  for (let i = 0; i < total; i++) if (flags[i]! & G_DELETES_PATH) groups[i]!.deletesPath = r.str(`group ${i}'s deletesPath`);
-  // Statistics are decoded per group on first use (`columns` is an accessor until then): an
-  // open that needs only live counts (count(*)) or a few groups never builds the rest. Every
-  // record's lengths and tags are walked and checked here, so a short or misframed one is
-  // XX001 now; text that is not UTF-8 (which the crc rules out but for a writer's bug) is
-  // XX001 when the group's statistics are first read.
-  const sections: { fieldId: string; flags: Uint8Array; ex: Uint8Array; at: Uint32Array }[] = [];
+  for (let i = 0; i < total; i++) if (flags[i]! & G_DELETES_PATH) deletesPath.set(i, r.str(`group ${i}'s deletesPath`));
+  // Statistics are decoded per group on first use (`columns` is an accessor until then, each
+  // record found by its offset): an open that needs only live counts (count(*)) or a few groups
+  // never builds the rest. Section lengths and flags are checked here; a record is
+  // bounds-checked as it is decoded (the crc already rules out damage; what it cannot rule out,
+  // a writer's bug, is XX001 when the group's statistics are first read).
+  const sections: Section[] = [];
   const statFields = r.u32('the statistics column count');
   for (let c = 0; c < statFields; c++) {
     const fieldId = String(r.u32('a statistics column field id'));
-    const sf = r.take(total, `field ${fieldId}'s statistics flags`);
+    const flags = r.take(total, `field ${fieldId}'s statistics flags`);
     const ex = r.take(total, `field ${fieldId}'s exactness flags`);
-    const at = new Uint32Array(total);
+    const heapLength = r.u32(`field ${fieldId}'s record bytes`);
+    const atBytes = r.take(4 * total, `field ${fieldId}'s record offsets`);
+    const base = r.at;
+    const heap = new In(r.take(heapLength, `field ${fieldId}'s records`), path, FRAME_HEADER_BYTES + base);
     for (let i = 0; i < total; i++) {
-      const f = sf[i]!;
-      if (f === 0) continue;
-      if (!(f & S_PRESENT) || f > 127) throw r.bad(`field ${fieldId} of group ${i} has statistics flags ${f}`);
-      at[i] = r.at;
-      r.skipRecord(f, `field ${fieldId}'s statistics of group ${i}`);
+      const f = flags[i]!;
+      if (f !== 0 && (!(f & S_PRESENT) || f > 127)) throw r.bad(`field ${fieldId} of group ${i} has statistics flags ${f}`);
     }
-    sections.push({ fieldId, flags: sf, ex, at });
+    sections.push({ fieldId, flags, ex, at: new DataView(atBytes.buffer, atBytes.byteOffset, atBytes.byteLength), heap });
   }
-  for (let i = 0; i < total; i++) lazyColumns(groups[i]!, i, sections, r);
+  for (let i = 0; i < total; i++) {
+    const g = lazyGroup(rv.getUint32(4 * i, true), lv.getUint32(4 * i, true), i, sections);
+    const d = deleted.get(i);
+    if (d !== undefined) g.deleted = d;
+    const p = deletesPath.get(i);
+    if (p !== undefined) g.deletesPath = p;
+    groups[i] = g;
+  }
   const blockFields = r.u32('the block column count');
   for (let c = 0; c < blockFields; c++) {
     const fieldId = String(r.u32('a block column field id'));
