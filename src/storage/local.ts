@@ -112,8 +112,8 @@ export class LocalStore implements ObjectStore {
     const folder = cut < 0 ? '' : prefix.slice(0, cut);
     if (folder !== '') this.osPath(folder); // rejects prefixes that would leave the root
     const out: ObjectInfo[] = [];
-    await this.walk(folder, prefix, out);
-    return (startAfter === undefined ? out : out.filter((o) => o.path > startAfter)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    await this.walk(folder, prefix, out, startAfter);
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   // ---- writes ----
@@ -282,7 +282,7 @@ export class LocalStore implements ObjectStore {
   }
 
   /** Appends the files under `folder` (a key, '' for the root) whose key starts with `prefix`. */
-  private async walk(folder: string, prefix: string, out: ObjectInfo[]): Promise<void> {
+  private async walk(folder: string, prefix: string, out: ObjectInfo[], startAfter?: string): Promise<void> {
     const osFolder = folder === '' ? this.root : join(this.root, ...folder.split('/'));
     let entries;
     try {
@@ -298,10 +298,11 @@ export class LocalStore implements ObjectStore {
       // Descend only into folders that can hold matches: "t/da" descends into "t" and
       // "t/data", not into "u".
       if (entry.isDirectory) {
-        if (path.startsWith(prefix) || prefix.startsWith(path + '/')) await this.walk(path, prefix, out);
+        if (path.startsWith(prefix) || prefix.startsWith(path + '/')) await this.walk(path, prefix, out, startAfter);
         continue;
       }
-      if (path.startsWith(prefix)) files.push({ path, name: entry.name });
+      // Names up to `startAfter` are not even stat'ed: a long history before it costs a readdir.
+      if (path.startsWith(prefix) && (startAfter === undefined || path > startAfter)) files.push({ path, name: entry.name });
     }
     // The stats run side by side, a bounded number at a time: a listing costs about one stat's
     // latency, not one per file (every statement lists its table's snapshots).
