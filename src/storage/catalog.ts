@@ -29,7 +29,7 @@
  * and `createTable` starts a new *incarnation* of it above the tombstone (docs/FORMAT.md
  * "Dropping and re-creating").
  */
-import { commitConflict, corruption, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/index.js';
+import { commitConflict, isPaxdError, snapshotNotFound, tableExists, tableNotFound, usage } from '../types/index.js';
 import { encodeRoot, listRootIds, newestRoot, noteCommittedRoot, noteRoot, readRootOrNull, type RootEntry, type RootJson, rootPath } from './root.js';
 import { diffStates, emptyState, encodeDelta } from './delta.js';
 import { snapshotIdOf, snapshotPath, SNAPSHOTS_DIR } from './snapshot.js';

@@ -14,7 +14,6 @@ import { query, textRows } from '../../src/engine/index.js';
 import { commit, createTable, latestSnapshot, listSnapshots, listTables, newestSnapshotInfo } from '../../src/storage/catalog.js';
 import { dropTable } from '../../src/storage/drop.js';
 import { LocalStore } from '../../src/storage/local.js';
-import { snapshotPath } from '../../src/storage/snapshot.js';
 import { columnOf, getValue } from '../../src/types/builder.js';
 import { readAll } from '../support/columns.js';
 import { tempDir } from '../support/tmp.js';
