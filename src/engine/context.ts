@@ -45,6 +45,11 @@ export interface StatementContext {
    * a shutdown); its reason is the error the statement ends with (57014, 57P01).
    */
   readonly signal?: AbortSignal;
+  /**
+   * The session's authenticated user, whose privileges every statement is checked against
+   * (./access.ts, src/table/privileges.ts); absent for the daemon itself, the library and the CLI.
+   */
+  readonly user?: string;
 }
 
 /**
@@ -111,6 +116,11 @@ export function currentTimeZone(): TimeZone {
 /** The current statement's stop signal (undefined outside a statement or when nothing can stop it). */
 export function currentSignal(): AbortSignal | undefined {
   return storage.getStore()?.signal;
+}
+
+/** The current statement's user (undefined outside a statement, or for the daemon, the library, the CLI). */
+export function currentUser(): string | undefined {
+  return storage.getStore()?.user;
 }
 
 /** Throws the reason the current statement was stopped for (57014, 57P01), if it was. */

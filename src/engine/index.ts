@@ -16,7 +16,8 @@ import type { Database } from '../table/index.js';
 import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
-import { alterTable, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropTable, insert, truncate, update } from './statements/index.js';
+import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropRole, dropTable, grant, grantRole, insert, truncate, update } from './statements/index.js';
+import { authorize, recordOwner } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
 import { planQuery } from './plan.js';
 import { run } from './exec/run.js';
@@ -31,6 +32,7 @@ export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
 export { DEFAULT_WORK_MEM, currentTimeZone, yieldDue, yieldNow } from './context.js';
+export { authorizeCopyFrom } from './access.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { configureMemory, memoryLimits } from './memory.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';
@@ -47,6 +49,11 @@ export interface QueryOptions {
    * its next interrupt point, within milliseconds wherever it is (./context.ts).
    */
   readonly signal?: AbortSignal;
+  /**
+   * The authenticated user the statement runs as: its privileges are checked (42501) before
+   * anything is read or written (./access.ts). Absent: the daemon itself, the library, the CLI.
+   */
+  readonly user?: string;
 }
 
 /**
@@ -81,7 +88,7 @@ export async function prepare(db: Database, sql: string, paramTypes?: readonly (
 /** prepare() of a statement parsed before (./parse.ts parseStatements; null: the empty query). */
 export async function prepareParsed(db: Database, stmt: AstNode | null, paramTypes?: readonly (PgType | null)[], options?: QueryOptions): Promise<PreparedQuery> {
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
-  const zone = options?.timeZone !== undefined ? { timeZone: options.timeZone } : {};
+  const zone = { ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...userOf(options) };
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
   const fields = stmt === null ? null : await withContext({ types, values: null, workMem, ...zone, ...signalOf(options) }, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
@@ -111,6 +118,11 @@ export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOp
   return withContext(contextOf(options), () => execute(db, stmt));
 }
 
+/** The `user` field of a statement context, when one is given. */
+function userOf(o: QueryOptions | undefined): { user?: string } {
+  return o?.user !== undefined ? { user: o.user } : {};
+}
+
 /** The `signal` field of a statement context, when one is given. */
 function signalOf(o: { readonly signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
   return o?.signal !== undefined ? { signal: o.signal } : {};
@@ -126,7 +138,7 @@ export async function queryAll(db: Database, sql: string, options?: QueryOptions
 
 /** The context of a statement without parameters. */
 function contextOf(options: QueryOptions | undefined): StatementContext {
-  return { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM, ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...signalOf(options) };
+  return { types: [], values: [], workMem: options?.workMem ?? DEFAULT_WORK_MEM, ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...signalOf(options), ...userOf(options) };
 }
 
 /**
@@ -156,9 +168,23 @@ async function describe(db: Database, stmt: AstNode, types: (PgType | null)[]): 
 async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
   const kind = kindOf(stmt);
   const s = fieldsOf(stmt);
+  const who = await authorize(db, stmt);
   switch (kind) {
-    case 'CreateStmt':
-      return createTable(db, s);
+    case 'CreateStmt': {
+      const r = await createTable(db, s);
+      await recordOwner(db, who, s);
+      return r;
+    }
+    case 'GrantStmt':
+      return grant(db, who, s);
+    case 'GrantRoleStmt':
+      return grantRole(db, who, s);
+    case 'CreateRoleStmt':
+      return createRole(db, who, s);
+    case 'AlterRoleStmt':
+      return alterRole(db, who, s);
+    case 'DropRoleStmt':
+      return dropRole(db, who, s);
     case 'DropStmt':
       return dropTable(db, s);
     case 'AlterTableStmt':

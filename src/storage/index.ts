@@ -18,6 +18,7 @@ export type {
   TableOptionsJson,
 } from './snapshot-types.js';
 export { crc32 } from './checksum.js';
+export { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
 export { LocalStore, type LocalStoreOptions } from './local.js';
 export { nodeFs, writeAll, writeFileDurable, type FsDirEntry, type FsFile, type FsOps, type FsStat, type OpenMode } from './fs-ops.js';
 export { FaultFs, InjectedFault, FAULT_CATEGORIES, type FaultCategory, type FaultCode } from './faulty.js';

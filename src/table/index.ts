@@ -27,3 +27,6 @@ export { openCopyFrom, type CopyFrom, type CopyFromOptions } from './copy-from.j
 /** The bad row a COPY load's placeError places (src/insert/csv/options.ts). */
 export type { CsvRowError } from '../insert/index.js';
 export { tableStats, type StatsReport, type ColumnReport, type GroupReport, type FileReport } from './stats-report.js';
+export { SCRAM_ITERATIONS, SCRAM_MECHANISM, SCRAM_SALT_BYTES, isMd5Verifier, md5Verifier, parseScramVerifier, scramStoredKey, scramVerifier, type ScramSecret } from './verifier.js';
+export { RoleCatalog, roleCatalogOf, dependentsOf, TABLE_PRIVILEGES, ROLES_DIR, type ConfiguredRole, type Role, type RoleJson, type RolesJson, type TableAclJson, type TablePrivilege } from './roles.js';
+export { Privileges, privilegesOf, permissionDenied, mustBeOwner, roleCommandDenied, PUBLIC_GRANTEE } from './privileges.js';

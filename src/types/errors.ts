@@ -33,6 +33,8 @@ export const SQLSTATE = {
   protocol_violation: '08P01',
   // class 0A
   feature_not_supported: '0A000',
+  // class 0L
+  invalid_grant_operation: '0LP01',
   // class 21
   cardinality_violation: '21000',
   // class 22: data exception
@@ -57,6 +59,8 @@ export const SQLSTATE = {
   // class 23: integrity constraint violation
   not_null_violation: '23502',
   unique_violation: '23505',
+  // class 2B
+  dependent_objects_still_exist: '2BP01',
   // class 25: invalid transaction state
   active_sql_transaction: '25001',
   no_active_sql_transaction: '25P01',
@@ -94,6 +98,7 @@ export const SQLSTATE = {
   duplicate_prepared_statement: '42P05',
   duplicate_table: '42P07',
   invalid_column_reference: '42P10',
+  reserved_name: '42939',
   indeterminate_datatype: '42P18',
   // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
   insufficient_resources: '53000',
@@ -104,6 +109,7 @@ export const SQLSTATE = {
   statement_too_complex: '54001',
   too_many_columns: '54011',
   object_not_in_prerequisite_state: '55000',
+  object_in_use: '55006',
   cant_change_runtime_param: '55P02',
   query_canceled: '57014',
   admin_shutdown: '57P01',

@@ -1,6 +1,7 @@
 /**
  * Statements other than SELECT, one file each: CREATE TABLE, DROP TABLE, ALTER TABLE … ADD
- * COLUMN, INSERT, UPDATE, DELETE, TRUNCATE. Each returns a QueryResult whose `tag` is
+ * COLUMN, INSERT, UPDATE, DELETE, TRUNCATE; GRANT and REVOKE (./grant.ts), CREATE/ALTER/DROP
+ * ROLE (./role.ts). Each returns a QueryResult whose `tag` is
  * PostgreSQL's command tag. The writes go through a write set (./target.ts): the transaction
  * block's, or the statement's own, committed at its end.
  */
@@ -11,3 +12,5 @@ export { insert, describeInsert } from './insert.js';
 export { deleteFrom, describeDelete } from './delete.js';
 export { update, describeUpdate } from './update.js';
 export { truncate } from './truncate.js';
+export { grant, grantRole } from './grant.js';
+export { createRole, alterRole, dropRole } from './role.js';
