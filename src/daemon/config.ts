@@ -8,8 +8,9 @@
  *
  * `users` maps a user name to a SCRAM-SHA-256 verifier in PostgreSQL's format
  * (`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, base64); `users_file` (`--users`)
- * adds those of a JSON file. The wire server's authentication and the HTTP API's Basic
- * authentication (./auth.ts) check passwords against the same users. They are secrets:
+ * adds those of a JSON file (where a user may be `{"password": …, "read_only": true}`), and
+ * `read_only_users` makes users read-only (src/table/privileges.ts). The wire server's
+ * authentication and the HTTP API's Basic authentication (./auth.ts) check passwords against the same users. They are secrets:
  * `--print-config` masks them.
  */
 import { readFileSync } from 'node:fs';
@@ -112,6 +113,11 @@ export interface DaemonConfig {
    * md5 verifiers), added to `users`. Wire server and HTTP API check passwords against both.
    */
   users_file: string | null;
+  /**
+   * Users that may only read (SELECT on every table: PostgreSQL's pg_read_all_data), comma-separated
+   * (`--read-only-users grafana,metabase`), for teams that provision users from config, not SQL.
+   */
+  read_only_users: string | null;
   /** scram-sha-256 (the default), md5, or trust (only when asked for, and only on loopback). */
   auth_method: AuthMethod | null;
   /** A failed HTTP login is answered (401) after this long, as PostgreSQL's auth_delay (ms; 0: at once). */
@@ -185,6 +191,7 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   log_level: { kind: 'log_level', default: 'info', flag: '--log-level' },
   users: { kind: 'users', default: {} },
   users_file: { kind: 'path?', default: null, flag: '--users' },
+  read_only_users: { kind: 'string?', default: null, flag: '--read-only-users' },
   auth_method: { kind: 'auth_method', default: null, flag: '--auth' },
   auth_failure_delay_ms: { kind: 'duration', default: 300, unit: ms('auth_failure_delay_ms') },
   mirror: { kind: 'string?', default: null },

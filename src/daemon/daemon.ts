@@ -11,7 +11,7 @@
  *            stay in the inbox for the next start), then exit 0.
  *   a second signal: exit at once (status 1).
  */
-import { Database } from '../table/index.js';
+import { Database, roleCatalogOf, type ConfiguredRole } from '../table/index.js';
 import { configureMemory } from '../engine/index.js';
 import { startServer, parseListen, formatListen, serveAuthConfig, isLoopback, type AuthConfig, type RunningServer, type WireLog } from '../pgwire/index.js';
 import { PaxdError, SQLSTATE } from '../types/index.js';
@@ -70,7 +70,7 @@ export class Daemon {
     const metrics = new DaemonMetrics();
     // One users source for both doors: the config's users, the users file, the method; with
     // none of them, the generated `paxd` user (./bootstrap.ts): nothing is open by default.
-    let auth = serveAuthConfig(config.users, config.users_file ?? undefined, config.auth_method ?? undefined);
+    let auth = serveAuthConfig(config.users, config.users_file ?? undefined, config.auth_method ?? undefined, readOnlyUsers(config.read_only_users));
     const generated = auth.method !== 'trust' && Object.keys(auth.users ?? {}).length === 0 && (config.listen !== 'off' || config.http !== 'off');
     // HTTP Basic carries the password itself, in the clear without TLS: off loopback, only for
     // users someone configured (not the generated one), and never for trust.
@@ -87,6 +87,7 @@ export class Daemon {
     // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
     const store = await openStore(config.store);
     const db = await Database.open(new CountedStore(store, metrics), { uri: config.store });
+    auth = await withStoredRoles(db, auth);
     let wire: RunningServer | null = null;
     let http: HttpServer | null = null;
     let inbox: Inbox | null = null;
@@ -208,6 +209,42 @@ export class Daemon {
 }
 
 /** Says where the generated password is (never the password itself), on standard output and in the log. */
+/** `"a, b"` → ['a', 'b']. */
+function readOnlyUsers(list: string | null): string[] {
+  return list === null ? [] : list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/**
+ * One set of users for both doors, the configured ones and the roles of the store's roles log
+ * (CREATE ROLE … LOGIN PASSWORD): `users` is one object, changed in place whenever the roles
+ * change (a statement of this daemon, or a newer state another daemon committed, seen at the
+ * next statement), so a role created in SQL can log in at once over the wire and HTTP, and a
+ * dropped one no longer can. The configured users' rights go to the roles catalog
+ * (src/table/roles.ts): a user without attributes is a superuser.
+ */
+async function withStoredRoles(db: Database, auth: AuthConfig): Promise<AuthConfig> {
+  const catalog = roleCatalogOf(db.store);
+  const configured: Record<string, ConfiguredRole> = {};
+  const attributes = auth.attributes ?? {};
+  const names = new Set([...Object.keys(auth.users ?? {}), ...Object.keys(attributes)]);
+  for (const name of names) {
+    const a = Object.hasOwn(attributes, name) ? attributes[name]! : { superuser: true, readAllData: false };
+    const password = Object.hasOwn(auth.users ?? {}, name) ? auth.users![name]! : null;
+    configured[name] = { password, superuser: a.superuser, readAllData: a.readAllData };
+  }
+  catalog.configure(configured);
+  await catalog.current();
+  const users: Record<string, string> = {};
+  const sync = (): void => {
+    const now = catalog.loginVerifiers();
+    for (const k of Object.keys(users)) if (!Object.hasOwn(now, k)) delete users[k];
+    Object.assign(users, now);
+  };
+  sync();
+  catalog.onChange(sync);
+  return { ...auth, users };
+}
+
 function reportBootstrap(b: Bootstrap, log: Logger, out: (s: string) => void): void {
   if (b.created) {
     out(`paxd: no users configured: created user "${b.user}" with a generated password, in ${b.passwordFile} (mode 0600; configure users with --users, or ask for --auth trust on loopback)\n`);

@@ -21,14 +21,16 @@
  * must arrive within `http_header_timeout_ms` (408).
  *
  * With users configured, every route but /health and /ready needs HTTP Basic credentials
- * that match a user's SCRAM verifier (./auth.ts).
+ * that match a user's SCRAM verifier (./auth.ts), and the request runs as that user: /v1/sql's
+ * statement is checked as the wire's are (src/engine/access.ts), and a load into
+ * /v1/tables/t/rows needs INSERT on t, as COPY FROM does (42501: 403, before the body is read).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from '../table/index.js';
 import { type PaxdError, isPaxdError, parseSetting, pgDisplayName, queryCanceled, unreachable, SQLSTATE, STATEMENT_TIMEOUT, type TimeZone, timeZoneSetting } from '../types/index.js';
 import { ingestFiles } from '../table/ingest.js';
 import { streamInput, type Format } from '../insert/readers.js';
-import { query, textRows, commandTag } from '../engine/index.js';
+import { authorizeCopyFrom, query, textRows, commandTag } from '../engine/index.js';
 import { resultToArrowIpc } from './arrow-out.js';
 import { BasicAuth } from './auth.js';
 import { Body, HttpError, Inflight, MAX_SQL_BYTES, declaredLength, tooLarge } from './body.js';
@@ -115,7 +117,8 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' });
       return 'ready';
     }
-    if (auth.enabled) await authenticate(req, res, path);
+    // The user the request runs as (its privileges are checked: src/table/privileges.ts); undefined under trust.
+    const user = auth.enabled ? await authenticate(req, res, path) : undefined;
     if (req.method === 'GET' && path === '/metrics') {
       const text = await o.metrics.render();
       res.writeHead(200, { 'Content-Type': o.metrics.contentType, ...closeUnread(res) });
@@ -130,7 +133,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       busy++;
       let b: Body | null = null;
       try {
-        await ingestBody(o, table, url, req, res, () => (b = body(req, res, o.maxBodyBytes)));
+        await ingestBody(o, table, user, url, req, res, () => (b = body(req, res, o.maxBodyBytes)));
       } finally {
         if (b !== null) finish(b);
         done();
@@ -143,7 +146,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       busy++;
       const b = body(req, res, limit);
       try {
-        await runSql(o, req, res, b);
+        await runSql(o, user, req, res, b);
       } finally {
         finish(b);
         done();
@@ -154,13 +157,13 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   };
 
   /** Lets the request on, or fails it with 401 after the failure delay; logs and counts. */
-  const authenticate = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  const authenticate = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<string> => {
     const r = await auth.check(req.headers.authorization);
     const remote = req.socket.remoteAddress;
     if (r.ok) {
       // Logged when verified, not on every request that reuses verified credentials.
       if (!r.cached) o.log.info({ protocol: 'http', user: r.user, remote }, `http: user "${r.user}" authenticated`);
-      return;
+      return r.user!;
     }
     o.metrics.authFailures.inc({ protocol: 'http' });
     o.log.warn(
@@ -271,7 +274,7 @@ function formatOfContentType(ct: string | undefined): Format | null {
   }
 }
 
-async function ingestBody(o: HttpOptions, table: string, url: URL, req: IncomingMessage, res: ServerResponse, open: () => Body): Promise<void> {
+async function ingestBody(o: HttpOptions, table: string, user: string | undefined, url: URL, req: IncomingMessage, res: ServerResponse, open: () => Body): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
     throw new HttpError(
@@ -288,6 +291,8 @@ async function ingestBody(o: HttpOptions, table: string, url: URL, req: Incoming
   const headerParam = url.searchParams.get('header') ?? /header=(present|absent)/i.exec(req.headers['content-type'] ?? '')?.[1];
   const header = headerParam === undefined || headerParam === null ? o.csvHeader : headerParam === 'true' || headerParam.toLowerCase() === 'present';
   const t = await o.db.table(table);
+  // INSERT on the table, as COPY FROM needs (42501, 403), before a byte of the body is read.
+  await authorizeCopyFrom(o.db, user, table);
   // Opened once the request is known to be good: only then does it count in flight.
   const body = open();
   let r: Awaited<ReturnType<typeof ingestFiles>>;
@@ -333,7 +338,7 @@ function decodePathSegment(s: string): string {
 
 // ---- POST /v1/sql ----
 
-async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
+async function runSql(o: HttpOptions, user: string | undefined, req: IncomingMessage, res: ServerResponse, body: Body): Promise<void> {
   const text = await body.text();
   let sql = text;
   let zone: TimeZone | undefined;
@@ -372,7 +377,7 @@ async function runSql(o: HttpOptions, req: IncomingMessage, res: ServerResponse,
   const end = o.metrics.queryDuration.startTimer();
   let r;
   try {
-    r = await query(o.db, sql, undefined, { ...(zone !== undefined ? { timeZone: zone } : {}), signal: ac.signal });
+    r = await query(o.db, sql, undefined, { ...(zone !== undefined ? { timeZone: zone } : {}), signal: ac.signal, ...(user !== undefined ? { user } : {}) });
     o.metrics.queries.inc({ status: 'ok' });
   } catch (e) {
     o.metrics.queries.inc({ status: 'error' });

@@ -24,6 +24,7 @@ import { type AstNode, parseSql, kindOf } from './parse.js';
 import { bindQuery } from './bind.js';
 import { planQuery } from './plan.js';
 import { DEFAULT_WORK_MEM, withContext } from './context.js';
+import { authorize } from './access.js';
 import { materialize } from './exec/scan.js';
 import { isCtidField } from './ctid.js';
 import { recordScan } from './counters.js';
@@ -55,11 +56,19 @@ export async function scanPlanOf(
   sql: string | AstNode,
   paramTypes: readonly PgType[],
   params: readonly Value[],
-  options: { readonly workMem?: number; readonly timeZone?: TimeZone } = {},
+  options: { readonly workMem?: number; readonly timeZone?: TimeZone; readonly user?: string } = {},
 ): Promise<ScanCursorPlan | null> {
   const stmts = typeof sql === 'string' ? await parseSql(sql) : [sql];
   if (stmts.length !== 1 || kindOf(stmts[0]!) !== 'SelectStmt') return null;
-  const ctx = { types: [...paramTypes], values: params, workMem: options.workMem ?? DEFAULT_WORK_MEM, ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}) };
+  const ctx = {
+    types: [...paramTypes],
+    values: params,
+    workMem: options.workMem ?? DEFAULT_WORK_MEM,
+    ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
+    ...(options.user !== undefined ? { user: options.user } : {}),
+  };
+  // The cursor's SELECT is checked as any statement is (./access.ts), at DECLARE.
+  await withContext(ctx, () => authorize(db, stmts[0]!));
   const bound = await withContext(ctx, () => bindQuery(db, stmts[0]!));
   if (bound.kind !== 'select') return null;
   const p = planQuery(bound);

@@ -36,6 +36,6 @@
  *   listen.ts      `--listen host:port`
  */
 export { startServer, isLoopback, type ServerOptions, type RunningServer, type TlsConfig, type WireLog } from './session/server.js';
-export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, parseScramVerifier, isMd5Verifier, scramStoredKey, SCRAM_ITERATIONS, type AuthConfig, type AuthMethod } from './session/auth.js';
+export { scramVerifier, md5Verifier, checkAuthConfig, serveAuthConfig, parseScramVerifier, isMd5Verifier, scramStoredKey, SCRAM_ITERATIONS, type AuthConfig, type AuthMethod, type UserAttributes } from './session/auth.js';
 export { parseListen, formatListen, DEFAULT_LISTEN, DEFAULT_HOST, DEFAULT_PORT, type ListenAddress } from './session/listen.js';
 export { SERVER_VERSION } from './session/params.js';

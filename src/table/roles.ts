@@ -28,8 +28,8 @@ export { ROLES_DIR };
 
 /** A role the configuration defines (users file, config `users`, the generated superuser). */
 export interface ConfiguredRole {
-  /** The verifier, as `paxd passwd` prints it. */
-  readonly password: string;
+  /** The verifier, as `paxd passwd` prints it (null: none, under trust). */
+  readonly password: string | null;
   readonly superuser: boolean;
   /** Read-only: SELECT on every table, nothing else (PostgreSQL's pg_read_all_data). */
   readonly readAllData: boolean;

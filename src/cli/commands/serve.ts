@@ -12,6 +12,7 @@ export function define(cmd: Command, { out }: Io): void {
       .option('--max-message-size <bytes>', 'largest message a client may send', positiveInt('--max-message-size'))
       .option('--max-connections <n>', 'clients served at once (one more gets 53300)', positiveInt('--max-connections'))
       .option('--users <file>', 'users of the wire server and the HTTP API: JSON {"users": {"alice": "SCRAM-SHA-256$…"}, "method"?: …} (verifiers from paxd passwd; config users_file)')
+      .option('--read-only-users <names>', 'users (comma-separated) that may only read: SELECT on every table, 42501 for anything else (config read_only_users)')
       .option('--auth <method>', 'authentication: scram-sha-256 (default), md5, or trust (only when asked for, loopback only; config auth_method). Without users, a "paxd" user with a generated password (its file is printed)')
       .option('--state-dir <dir>', 'where the generated password of the "paxd" user is kept (default: the store folder; for s3:// stores ~/.local/state/paxd/<hash>)')
       .option('--authentication-timeout <duration>', "time a wire client has to finish startup and authentication (PostgreSQL's authentication_timeout: a bare number is seconds; default 1min)")
@@ -34,7 +35,7 @@ export function define(cmd: Command, { out }: Io): void {
     const map: [string, string][] = [
       ['data', 'store'], ['listen', 'listen'], ['http', 'http'], ['inbox', 'inbox'], ['inboxCreate', 'inbox_create'], ['onError', 'on_error'],
       ['vacuumGrace', 'vacuum_grace_ms'], ['workMem', 'work_mem'], ['maxConnections', 'max_connections'], ['logLevel', 'log_level'], ['mirror', 'mirror'],
-      ['users', 'users_file'], ['auth', 'auth_method'], ['stateDir', 'state_dir'], ['authenticationTimeout', 'authentication_timeout'],
+      ['users', 'users_file'], ['readOnlyUsers', 'read_only_users'], ['auth', 'auth_method'], ['stateDir', 'state_dir'], ['authenticationTimeout', 'authentication_timeout'],
     ];
     for (const [opt, key] of map) if (given(opt)) flags[key] = o[opt];
     const config = loadConfig({ ...(o.config !== undefined ? { file: o.config } : {}), flags });

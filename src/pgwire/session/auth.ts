@@ -40,8 +40,22 @@ export type AuthMethod = 'scram-sha-256' | 'md5' | 'trust';
 export interface AuthConfig {
   /** Default 'scram-sha-256'. 'trust' lets anyone in, and only on a loopback address. */
   readonly method?: AuthMethod;
-  /** User name → verifier (SCRAM-SHA-256$… or md5…), as `paxd passwd` prints them. */
+  /**
+   * User name → verifier (SCRAM-SHA-256$… or md5…), as `paxd passwd` prints them. Read at each
+   * login, so the daemon may change it in place (roles created by CREATE ROLE … PASSWORD).
+   */
   readonly users?: Readonly<Record<string, string>>;
+  /**
+   * What the configured users may do (src/table/privileges.ts): a user without an entry is a
+   * superuser; `readAllData` without `superuser` is a read-only role (pg_read_all_data).
+   */
+  readonly attributes?: Readonly<Record<string, UserAttributes>>;
+}
+
+/** A configured user's rights: `"read_only": true` in the users file, or `--read-only-users`. */
+export interface UserAttributes {
+  readonly superuser: boolean;
+  readonly readAllData: boolean;
 }
 
 const NONCE_BYTES = 18;
@@ -215,13 +229,27 @@ export function verifierOf(auth: AuthConfig, user: string): string | undefined {
 
 /**
  * The AuthConfig of `paxd serve`: the config's users, plus those of a `--users` JSON file
- * (`{ "method"?: "md5", "users": { "alice": "SCRAM-SHA-256$…" } }` or just the users object).
+ * (`{ "method"?: "md5", "users": { … } }` or just the users object). A user is a verifier (a
+ * superuser, as every user was before roles), or an object saying what it may do:
+ *
+ *   { "users": { "admin":     "SCRAM-SHA-256$4096:…",
+ *                "dashboard": { "password": "SCRAM-SHA-256$4096:…", "read_only": true },
+ *                "loader":    { "password": "SCRAM-SHA-256$4096:…", "superuser": false } } }
+ *
+ * `read_only`: SELECT on every table and nothing else (PostgreSQL's pg_read_all_data);
+ * `"superuser": false`: only what GRANT gives it. `readOnlyUsers` (`--read-only-users a,b`,
+ * config `read_only_users`) makes users read-only too, wherever they are defined.
  * SCRAM-SHA-256 unless a method is said; trust only when asked for (and then only on loopback).
  * With no user anywhere the daemon makes one (src/daemon/bootstrap.ts). A users file with no
  * user in it is refused: it would let nobody in, and it is not a way of asking for trust.
  */
-export function serveAuthConfig(configUsers: Readonly<Record<string, string>>, usersFile: string | undefined, method: string | undefined): AuthConfig {
-  let fileUsers: Record<string, string> = {};
+export function serveAuthConfig(
+  configUsers: Readonly<Record<string, string>>,
+  usersFile: string | undefined,
+  method: string | undefined,
+  readOnlyUsers: readonly string[] = [],
+): AuthConfig {
+  let fileUsers: Record<string, unknown> = {};
   let fileMethod: string | undefined;
   if (usersFile !== undefined) {
     let json: unknown;
@@ -233,13 +261,32 @@ export function serveAuthConfig(configUsers: Readonly<Record<string, string>>, u
     if (typeof json !== 'object' || json === null || Array.isArray(json)) throw badAuthConfig(`users file ${usersFile}: expected a JSON object`);
     const o = json as Record<string, unknown>;
     if (typeof o.users === 'object' && o.users !== null) {
-      fileUsers = o.users as Record<string, string>;
+      fileUsers = o.users as Record<string, unknown>;
       if (typeof o.method === 'string') fileMethod = o.method;
-    } else fileUsers = o as Record<string, string>;
+    } else fileUsers = o;
   }
   const chosen = (method ?? fileMethod ?? 'scram-sha-256') as AuthMethod;
   if (usersFile !== undefined && Object.keys(fileUsers).length === 0 && chosen !== 'trust') throw emptyUsersFile(usersFile);
-  const auth: AuthConfig = { method: chosen, users: { ...configUsers, ...fileUsers } };
+  const users: Record<string, string> = { ...configUsers };
+  const attributes: Record<string, UserAttributes> = {};
+  for (const [user, entry] of Object.entries(fileUsers)) {
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+      const e = entry as Record<string, unknown>;
+      const unknown = Object.keys(e).filter((k) => k !== 'password' && k !== 'read_only' && k !== 'superuser');
+      if (unknown.length > 0) throw badAuthConfig(`users file ${usersFile}: user "${user}": unknown key "${unknown[0]}" (expected password, read_only, superuser)`);
+      if (typeof e.password !== 'string') throw badAuthConfig(`users file ${usersFile}: user "${user}": "password" must be a verifier string (make one with paxd passwd)`);
+      for (const k of ['read_only', 'superuser'] as const)
+        if (e[k] !== undefined && typeof e[k] !== 'boolean') throw badAuthConfig(`users file ${usersFile}: user "${user}": "${k}" must be true or false, got ${JSON.stringify(e[k])}`);
+      if (e.read_only === true && e.superuser === true) throw badAuthConfig(`users file ${usersFile}: user "${user}" cannot be both read_only and superuser`);
+      users[user] = e.password;
+      if (e.read_only === true || e.superuser === false) attributes[user] = { superuser: false, readAllData: e.read_only === true };
+    } else users[user] = entry as string;
+  }
+  for (const user of readOnlyUsers) {
+    if (!Object.hasOwn(users, user) && chosen !== 'trust') throw badAuthConfig(`read-only user "${user}" is not a configured user (add it to the users file or the config's users)`);
+    attributes[user] = { superuser: false, readAllData: true };
+  }
+  const auth: AuthConfig = { method: chosen, users, attributes };
   checkAuthConfig(auth);
   return auth;
 }
