@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { loadModule, parseSync } from 'libpg-query';
 import { syntaxError } from './errors.js';
 import { outOfMemory } from './memory.js';
-import { stackDepthOf } from '../types/index.js';
+import { PaxdError, SQLSTATE, stackDepthOf } from '../types/index.js';
 
 /**
  * Compiles the grammar's WebAssembly with V8's baseline compiler only. With the optimizing tier
@@ -85,6 +85,8 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
     // PostgreSQL's palloc failing inside the WebAssembly parser (a 200 MB literal): 53200, not a
     // syntax error. (The grammar's own "memory exhausted", 10,000 nested parentheses, is 42601 there too.)
     if (details?.message === 'out of memory') throw outOfMemory(sql.length, 'MessageContext');
+    // The one grammar error that is not 42601 in PostgreSQL (gram.y RoleId: CREATE ROLE public, none).
+    if (details !== undefined && /^role name "[^"]*" is reserved$/.test(details.message)) throw new PaxdError('invalid_input', SQLSTATE.reserved_name, details.message);
     throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : toChar(chars, details.cursorPosition) + 1);
   }
   const bytes = chars === null ? null : Buffer.from(sql, 'utf8');

@@ -121,7 +121,7 @@ function privilegeList(nodes: AstNode[] | undefined, onSchema: boolean): string[
     const p = fieldsOf(n);
     if (p.cols !== undefined) throw notSupported('column privileges');
     const name = String(p.priv_name).toUpperCase();
-    if (!all.includes(name)) throw new SqlError('invalid_input', SQLSTATE.invalid_grant_operation, `invalid privilege type ${name} for ${onSchema ? 'schema' : 'table'}`);
+    if (!all.includes(name)) throw new SqlError('invalid_input', SQLSTATE.invalid_grant_operation, `invalid privilege type ${name} for ${onSchema ? 'schema' : 'relation'}`);
     out.push(name);
   }
   return out;
