@@ -13,6 +13,7 @@
  *   CREATE TABLE       CREATE on schema public; the creator owns the table
  *   DROP/ALTER TABLE   ownership
  *   COPY t FROM STDIN  INSERT on t (authorizeCopyFrom; COPY TO runs a SELECT through here)
+ *   COPY … 'file'      refused to everyone (42501), as the wire refuses it
  *
  *   await query(db, 'INSERT INTO t VALUES (1)', undefined, { user: 'reader' })
  *   // 42501 permission denied for table t
@@ -21,13 +22,15 @@
  * each time it runs, against the roles as they are then. A name that is no table (a CTE, a
  * catalog relation, a missing table) is left to the binder (42P01 as before).
  */
-import { type Database, type Privileges, type TablePrivilege, privilegesOf, roleCatalogOf } from '../table/index.js';
+import { type Database, type Privileges, type TablePrivilege, privilegesOf, roleCatalogOf, serverFileCopyRefused } from '../table/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { currentUser } from './context.js';
 import { tableExists } from './statements/create-table.js';
 
 /** Checks that the current user may run `stmt`; returns what it may do (GRANT and the role statements ask more). */
 export async function authorize(db: Database, stmt: AstNode): Promise<Privileges> {
+  const copy = kindOf(stmt) === 'CopyStmt' ? fieldsOf(stmt) : null;
+  if (copy !== null && (copy.filename !== undefined || copy.is_program === true)) throw serverFileCopyRefused(copy.is_from === true ? 'from' : 'to', copy.is_program === true);
   const who = await privilegesOf(db.store, currentUser());
   if (who.superuser) return who;
   for (const [table, p] of needs(stmt)) {

@@ -33,6 +33,7 @@ export { SqlError } from './errors.js';
 
 export { DEFAULT_WORK_MEM, currentTimeZone, yieldDue, yieldNow } from './context.js';
 export { authorizeCopyFrom } from './access.js';
+export { serverFileCopyRefused } from '../table/index.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { configureMemory, memoryLimits } from './memory.js';
 export { scanPlanOf, type ScanCursorPlan } from './stream.js';

@@ -100,3 +100,20 @@ export function mustBeOwner(table: string): PaxdError {
 export function roleCommandDenied(message: string): PaxdError {
   return new PaxdError('privilege', SQLSTATE.insufficient_privilege, message);
 }
+
+/**
+ * COPY to or from a server file or program: what PostgreSQL answers a user who is neither
+ * superuser nor in pg_read_server_files / pg_write_server_files / pg_execute_server_program
+ * (copy.c DoCopy). paxd answers it to everyone, superusers included, over the wire and HTTP
+ * alike: no client reaches the daemon's files (issue #18, "Paths stay inside the store").
+ */
+export function serverFileCopyRefused(direction: 'from' | 'to', program: boolean): PaxdError {
+  const message = program
+    ? 'must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program'
+    : direction === 'from'
+      ? 'must be superuser or have privileges of the pg_read_server_files role to COPY from a file'
+      : 'must be superuser or have privileges of the pg_write_server_files role to COPY to a file';
+  return new PaxdError('privilege', SQLSTATE.insufficient_privilege, message, {
+    hint: "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.",
+  });
+}
