@@ -26,6 +26,7 @@ import { type Database, type Privileges, type TablePrivilege, privilegesOf, role
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { currentUser } from './context.js';
 import { tableExists } from './statements/create-table.js';
+import type { QueryResult } from './result.js';
 
 /** Checks that the current user may run `stmt`; returns what it may do (GRANT and the role statements ask more). */
 export async function authorize(db: Database, stmt: AstNode): Promise<Privileges> {
@@ -49,19 +50,22 @@ export async function authorizeCopyFrom(db: Database, user: string | undefined, 
 }
 
 /**
- * After CREATE TABLE: the creator owns the new table. A table made by a superuser belongs to the
- * bootstrap superuser (no entry), and a name created again never inherits the grants of the
- * table it once named.
+ * CREATE TABLE, and then the creator owns the new table. A table made by a superuser belongs
+ * to the bootstrap superuser (no entry), and a name created again never inherits the grants of
+ * the table it once named. IF NOT EXISTS on a table that exists changes no right.
  */
-export async function recordOwner(db: Database, who: Privileges, s: AstFields): Promise<void> {
+export async function createOwned(db: Database, who: Privileges, s: AstFields, create: () => Promise<QueryResult>): Promise<QueryResult> {
   const name = (s.relation as AstFields).relname as string;
-  const stale = Object.hasOwn(who.state.tables, name);
-  if (who.superuser && !stale) return;
-  if (s.if_not_exists === true && stale && who.state.tables[name]!.owner === who.user) return;
-  await roleCatalogOf(db.store).commit((draft) => {
+  if (s.if_not_exists === true && (await tableExists(db, name))) return create();
+  const r = await create();
+  const catalog = roleCatalogOf(db.store);
+  const state = await catalog.current();
+  if (who.superuser && !Object.hasOwn(state.tables, name)) return r;
+  await catalog.commit((draft) => {
     if (who.superuser) delete draft.tables[name];
     else draft.tables[name] = { owner: who.user, grants: {} };
   });
+  return r;
 }
 
 type Need = readonly [table: string, privilege: TablePrivilege | 'OWNER' | 'CREATE'];

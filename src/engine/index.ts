@@ -17,7 +17,7 @@ import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
 import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropRole, dropTable, grant, grantRole, insert, truncate, update } from './statements/index.js';
-import { authorize, recordOwner } from './access.js';
+import { authorize, createOwned } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
 import { planQuery } from './plan.js';
 import { run } from './exec/run.js';
@@ -171,11 +171,8 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
   const s = fieldsOf(stmt);
   const who = await authorize(db, stmt);
   switch (kind) {
-    case 'CreateStmt': {
-      const r = await createTable(db, s);
-      await recordOwner(db, who, s);
-      return r;
-    }
+    case 'CreateStmt':
+      return createOwned(db, who, s, () => createTable(db, s));
     case 'GrantStmt':
       return grant(db, who, s);
     case 'GrantRoleStmt':

@@ -78,11 +78,14 @@ export class Privileges {
   }
 }
 
+const NO_ROLES: RolesJson = Object.freeze({ format: 1, id: 0, parent: 0, createdAt: new Date(0).toISOString(), roles: {}, tables: {}, schemaCreate: [] }) as RolesJson;
+
 /** What `user` may do now (undefined: the daemon itself, the library, the CLI: everything). */
 export async function privilegesOf(store: ObjectStore, user: string | undefined): Promise<Privileges> {
+  // The daemon, the library and the CLI may do everything: no read of the roles at all.
+  if (user === undefined) return new Privileges(null, null, NO_ROLES);
   const catalog = roleCatalogOf(store);
   const state = await catalog.current();
-  if (user === undefined) return new Privileges(null, null, state);
   return new Privileges(user, catalog.role(state, user), state);
 }
 

@@ -48,11 +48,14 @@ function emptyState(): RolesJson {
 }
 
 const MAX_COMMIT_ATTEMPTS = 50;
+/** How stale another daemon's change of the roles may be here (ms). */
+export const REFRESH_MS = 1000;
 
 /** The roles of one store; one per ObjectStore (rolesOf). */
 export class RoleCatalog {
   private state: RolesJson = emptyState();
   private loaded: Promise<void> | null = null;
+  private checkedAt = 0;
   private configured = new Map<string, ConfiguredRole>();
   private readonly listeners = new Set<() => void>();
 
@@ -71,14 +74,20 @@ export class RoleCatalog {
   }
 
   /**
-   * The newest committed state: one stat() of the next state's name per call, and a read only
-   * when another writer (another daemon on the same store) committed since.
+   * The newest committed state: this process's own commits at once; another writer's (another
+   * daemon on the same store) within REFRESH_MS, by one stat() of the next state's name at most
+   * that often (a HEAD on S3: not one per statement), and a read only when there is one.
    */
   async current(): Promise<RolesJson> {
-    if (this.loaded === null) this.loaded = this.loadNewest();
+    if (this.loaded === null) {
+      this.loaded = this.loadNewest();
+      this.checkedAt = performance.now();
+    }
     await this.loaded;
-    if ((await this.store.stat(rolesPath(this.state.id + 1))) !== null) {
-      await this.loadNewest();
+    const now = performance.now();
+    if (now - this.checkedAt >= REFRESH_MS) {
+      this.checkedAt = now;
+      if ((await this.store.stat(rolesPath(this.state.id + 1))) !== null) await this.loadNewest();
     }
     return this.state;
   }
@@ -97,8 +106,10 @@ export class RoleCatalog {
    * error: nothing is written). Returns the state committed.
    */
   async commit(change: (draft: RolesJson) => void): Promise<RolesJson> {
+    await this.current();
+    await this.loadNewest();
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
-      const base = await this.current();
+      const base = this.state;
       const draft = structuredClone(base);
       change(draft);
       draft.id = base.id + 1;

@@ -286,7 +286,7 @@ export function serveAuthConfig(
     if (!Object.hasOwn(users, user) && chosen !== 'trust') throw badAuthConfig(`read-only user "${user}" is not a configured user (add it to the users file or the config's users)`);
     attributes[user] = { superuser: false, readAllData: true };
   }
-  const auth: AuthConfig = { method: chosen, users, attributes };
+  const auth: AuthConfig = { method: chosen, users, ...(Object.keys(attributes).length > 0 ? { attributes } : {}) };
   checkAuthConfig(auth);
   return auth;
 }
