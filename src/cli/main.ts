@@ -57,7 +57,7 @@ const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'passwd',
     args: '<user>',
-    summary: "print a SCRAM-SHA-256 verifier (PostgreSQL's format) for a password read from stdin, for the users of paxd serve",
+    summary: "print a SCRAM-SHA-256 verifier (PostgreSQL's format) for a password read from stdin, for the users of paxd serve (--read-only: a read-only user's users-file entry)",
     load: () => import('./commands/passwd.js'),
   },
   {
