@@ -14,6 +14,9 @@
  *                   second entry point, imported from its file: it loads the input readers
  *                   (src/insert/readers.ts) and apache-arrow
  *   stats-report.ts paxd stats: statistics from the snapshot alone
+ *   roles.ts        the store's roles and grants: a log of its own (_paxd/roles, roles-file.ts)
+ *   privileges.ts   who may do what (42501): what every front door asks
+ *   verifier.ts     SCRAM-SHA-256 and md5 password verifiers, pg_authid's format
  */
 export { Database, Table, DEFAULT_DATA, DEFAULT_OPTIONS, columnAdder, storeUri } from './database.js';
 export type { ColumnSpec, CreateTableOptions, TableInfo } from './database.js';
