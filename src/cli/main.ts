@@ -61,6 +61,12 @@ const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./commands/passwd.js'),
   },
   {
+    name: 'roles',
+    args: '',
+    summary: 'list the roles and grants stored in the store (CREATE ROLE, GRANT through paxd sql, the wire or HTTP); never a password',
+    load: () => import('./commands/roles.js'),
+  },
+  {
     name: 'mirror',
     args: '',
     summary:
