@@ -16,7 +16,7 @@ import type { Database } from '../table/index.js';
 import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
-import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropRole, dropTable, grant, grantRole, insert, truncate, update } from './statements/index.js';
+import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropOwned, dropRole, dropTable, grant, reassignOwned, grantRole, insert, truncate, update } from './statements/index.js';
 import { authorize, createOwned } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
 import { planQuery } from './plan.js';
@@ -183,6 +183,10 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return alterRole(db, who, s);
     case 'DropRoleStmt':
       return dropRole(db, who, s);
+    case 'ReassignOwnedStmt':
+      return reassignOwned(db, who, s);
+    case 'DropOwnedStmt':
+      return dropOwned(db, who, s);
     case 'DropStmt':
       return dropTable(db, s);
     case 'AlterTableStmt':

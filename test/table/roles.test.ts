@@ -48,7 +48,8 @@ test('a state survives reopening; a changed byte is XX001 naming the state file'
   await again.close();
   const file = join(dir, ROLES_DIR, `${'1'.padStart(20, '0')}.roles`);
   const bytes = readFileSync(file);
-  bytes[bytes.length - 3] ^= 0x20;
+  const at = bytes.length - 3;
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 0x20, at);
   writeFileSync(file, bytes);
   const damaged = await Database.open(dir);
   try {

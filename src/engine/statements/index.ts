@@ -13,4 +13,4 @@ export { deleteFrom, describeDelete } from './delete.js';
 export { update, describeUpdate } from './update.js';
 export { truncate } from './truncate.js';
 export { grant, grantRole } from './grant.js';
-export { createRole, alterRole, dropRole } from './role.js';
+export { createRole, alterRole, dropRole, dropOwned, reassignOwned } from './role.js';

@@ -5,6 +5,7 @@
  *   CREATE ROLE name [[WITH] { LOGIN | NOLOGIN | SUPERUSER | NOSUPERUSER | PASSWORD 'pw' | PASSWORD NULL } …]
  *   ALTER ROLE { name | CURRENT_USER } [[WITH] the same …]
  *   DROP ROLE [IF EXISTS] name [, …]
+ *   REASSIGN OWNED BY name [, …] TO name;  DROP OWNED BY name [, …]
  *
  * CREATE USER is CREATE ROLE with LOGIN. A password is stored as a SCRAM-SHA-256 verifier
  * (src/table/verifier.ts), or as given when it already is one (SCRAM or md5), as PostgreSQL
@@ -101,6 +102,47 @@ export async function dropRole(db: Database, who: Privileges, s: AstFields): Pro
   return { command: 'DROP ROLE', tag: 'DROP ROLE', fields: [], rows: [] };
 }
 
+/** REASSIGN OWNED BY old [, …] TO new: the tables they own become new's. */
+export async function reassignOwned(db: Database, who: Privileges, s: AstFields): Promise<QueryResult> {
+  const catalog = roleCatalogOf(db.store);
+  const state = await catalog.current();
+  const from = ((s.roles ?? []) as AstNode[]).map((n) => existingRole(catalog, state, roleOfSpec(fieldsOf(n), who)));
+  const to = existingRole(catalog, state, roleOfSpec(s.newrole as AstFields, who));
+  // PostgreSQL asks for the privileges of every role named: a plain role has only its own.
+  if (!who.superuser && !(to === who.user && from.every((n) => n === who.user))) throw roleCommandDenied('permission denied to reassign objects');
+  await catalog.commit((draft) => {
+    for (const acl of Object.values(draft.tables)) if (acl.owner !== null && from.includes(acl.owner)) acl.owner = to;
+  });
+  return { command: 'REASSIGN OWNED', tag: 'REASSIGN OWNED', fields: [], rows: [] };
+}
+
+/** DROP OWNED BY r [, …]: the tables they own are dropped and (by a superuser) their privileges revoked, so that DROP ROLE succeeds. */
+export async function dropOwned(db: Database, who: Privileges, s: AstFields): Promise<QueryResult> {
+  const catalog = roleCatalogOf(db.store);
+  const state = await catalog.current();
+  const names = ((s.roles ?? []) as AstNode[]).map((n) => existingRole(catalog, state, roleOfSpec(fieldsOf(n), who)));
+  if (!who.superuser && !names.every((n) => n === who.user)) throw roleCommandDenied('permission denied to drop objects');
+  for (const [table, acl] of Object.entries(state.tables)) {
+    if (acl.owner === null || !names.includes(acl.owner) || !(await tableExists(db, table))) continue;
+    await db.dropTable(table);
+  }
+  await catalog.commit((draft) => {
+    for (const [t, acl] of Object.entries(draft.tables)) if (acl.owner !== null && names.includes(acl.owner)) delete draft.tables[t];
+    // A REVOKE by the one running it (PostgreSQL's RemoveRoleFromObjectACL): a superuser revokes
+    // what the roles were granted; a role dropping its own objects revokes only what it granted,
+    // which were privileges on its own tables, gone with them.
+    if (!who.superuser) return;
+    draft.schemaCreate = draft.schemaCreate.filter((g) => !names.includes(g));
+    for (const acl of Object.values(draft.tables)) for (const n of names) delete acl.grants[n];
+  });
+  return { command: 'DROP OWNED', tag: 'DROP OWNED', fields: [], rows: [] };
+}
+
+function existingRole(catalog: RoleCatalog, state: RolesJson, name: string): string {
+  if (catalog.role(state, name) === null) throw undefinedRole(name);
+  return name;
+}
+
 /** The name a RoleSpec stands for (CURRENT_USER, SESSION_USER and CURRENT_ROLE: the session's user). */
 export function roleOfSpec(spec: AstFields, who: Privileges): string {
   switch (spec.roletype) {
@@ -151,6 +193,16 @@ const DEFAULT_OFF = new Map([
   ['bypassrls', 'BYPASSRLS'],
 ]);
 
+/** libpg-query's DefElem names of the role options paxd lacks, as CREATE ROLE spells them. */
+const OPTION_NAMES = new Map([
+  ['validUntil', 'VALID UNTIL'],
+  ['connectionlimit', 'CONNECTION LIMIT'],
+  ['addroleto', 'IN ROLE'],
+  ['rolemembers', 'ROLE'],
+  ['adminmembers', 'ADMIN'],
+  ['sysid', 'SYSID'],
+]);
+
 function roleOptions(nodes: AstNode[]): RoleOptions {
   const o: RoleOptions = {};
   for (const n of nodes) {
@@ -165,7 +217,7 @@ function roleOptions(nodes: AstNode[]): RoleOptions {
       if (flag !== true) throw notSupported('NOINHERIT');
     } else if (DEFAULT_OFF.has(name)) {
       if (flag === true) throw notSupported(`role attribute ${DEFAULT_OFF.get(name)!}`);
-    } else throw notSupported(`role option ${name.toUpperCase()}`);
+    } else throw notSupported(`role option ${OPTION_NAMES.get(name) ?? name.toUpperCase()}`);
   }
   return o;
 }
