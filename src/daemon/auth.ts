@@ -62,6 +62,15 @@ export class BasicAuth {
     return (this.auth.method ?? 'scram-sha-256') !== 'trust';
   }
 
+  /**
+   * Under trust, the user a request names in its Basic header (any password, or none), whose
+   * rights it then runs with, as a trust login over the wire does; undefined without one.
+   */
+  trustedUser(header: string | undefined): string | undefined {
+    const creds = parseBasic(header);
+    return creds === null || creds.user === '' ? undefined : creds.user;
+  }
+
   async check(header: string | undefined): Promise<BasicResult> {
     const creds = parseBasic(header);
     if (creds === null) return { user: null, ok: false, cached: false };

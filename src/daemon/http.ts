@@ -117,8 +117,9 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' });
       return 'ready';
     }
-    // The user the request runs as (its privileges are checked: src/table/privileges.ts); undefined under trust.
-    const user = auth.enabled ? await authenticate(req, res, path) : undefined;
+    // The user the request runs as (its privileges are checked: src/table/privileges.ts); under
+    // trust the one its Basic header names, if any (none: the daemon's own rights).
+    const user = auth.enabled ? await authenticate(req, res, path) : auth.trustedUser(req.headers.authorization);
     if (req.method === 'GET' && path === '/metrics') {
       const text = await o.metrics.render();
       res.writeHead(200, { 'Content-Type': o.metrics.contentType, ...closeUnread(res) });

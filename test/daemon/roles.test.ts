@@ -208,4 +208,29 @@ test('a role made in SQL, and its grant, survive a restart: it logs in over the 
   assert.is((await fetch(`${served.base}/v1/sql`, { method: 'POST', headers: auth('reader'), body: 'SELECT 1' })).status, 401);
 });
 
+test('under --auth trust (loopback), a read-only name gets its rights on both doors: psql -U grafana and HTTP Basic grafana are refused writes', async () => {
+  const trusted = await serveCli(data, ['--auth', 'trust', '--read-only-users', 'grafana', '--listen', '127.0.0.1:0']);
+  try {
+    const c = new pg.Client({ host: '127.0.0.1', port: trusted.wirePort!, user: 'grafana', database: 'paxd' });
+    await c.connect();
+    try {
+      assert.equal((await c.query('SELECT count(*) AS n FROM t')).rows, [{ n: '1' }]);
+      assert.is(await wire(c, 'INSERT INTO t VALUES (2)'), DENIED_T);
+    } finally {
+      await c.end();
+    }
+    const post = async (headers: Record<string, string>, body: string) => {
+      const r = await fetch(`${trusted.base}/v1/sql`, { method: 'POST', headers: { Accept: 'application/json', ...headers }, body });
+      const j = (await r.json()) as { error?: { sqlstate: string } };
+      return `${r.status}${j.error === undefined ? '' : ` ${j.error.sqlstate}`}`;
+    };
+    const grafana = { Authorization: `Basic ${Buffer.from('grafana:').toString('base64')}` };
+    assert.is(await post(grafana, 'SELECT count(*) FROM t'), '200');
+    assert.is(await post(grafana, 'INSERT INTO t VALUES (2)'), '403 42501');
+    assert.is(await post({}, 'SELECT count(*) FROM t'), '200', 'no name: trust as before');
+  } finally {
+    await stopCli(trusted);
+  }
+});
+
 test.run();
