@@ -135,6 +135,11 @@ export class RoleCatalog {
     return { name, source: 'config', superuser: c.superuser, login: true, password: c.password, readAllData: c.readAllData };
   }
 
+  /** Whether the configuration (users file, config `users`, the generated user) defines `name`. */
+  isConfigured(name: string): boolean {
+    return this.configured.has(name);
+  }
+
   /** Every role of `state`, stored and configured, by name. */
   roles(state: RolesJson): Role[] {
     const names = new Set([...this.configured.keys(), ...Object.keys(state.roles)]);

@@ -12,6 +12,8 @@ import { Database } from '../../src/table/database.js';
 import { RoleCatalog, roleCatalogOf, ROLES_DIR } from '../../src/table/index.js';
 import type { ObjectStore } from '../../src/storage/index.js';
 import { startS3 } from '../support/s3.js';
+import { query } from '../../src/engine/index.js';
+import { scramVerifier } from '../../src/table/index.js';
 import { tempDir } from '../support/tmp.js';
 
 /** 20 writers, each its own catalog (as 20 daemons), add one role each at the same time. */
@@ -73,6 +75,32 @@ test('concurrent commits on S3 (If-None-Match: *): every change kept', async () 
   } finally {
     await s3.close();
   }
+});
+
+test('roles of the users file: read-only as configured; ALTER ROLE stores a copy that keeps its rights; CREATE of the name is 42710, DROP 0A000', async () => {
+  const db = await Database.open(tempDir());
+  await db.createTable('t', [{ name: 'id', type: 'int4' }]);
+  const v = scramVerifier('pw');
+  roleCatalogOf(db.store).configure({ dash: { password: v, superuser: false, readAllData: true }, admin: { password: v, superuser: true, readAllData: false } });
+  const as = async (user: string | undefined, sql: string) => {
+    try {
+      return (await query(db, sql, undefined, user === undefined ? undefined : { user })).tag ?? 'ok';
+    } catch (e) {
+      return `${(e as { code: string }).code} ${(e as Error).message}`;
+    }
+  };
+  assert.is(await as('dash', 'SELECT * FROM t'), 'ok');
+  assert.is(await as('dash', 'INSERT INTO t VALUES (1)'), '42501 permission denied for table t');
+  assert.is(await as('admin', 'INSERT INTO t VALUES (1)'), 'INSERT 0 1');
+  assert.is(await as('admin', 'CREATE ROLE dash'), '42710 role "dash" already exists');
+  assert.is(await as('dash', "ALTER ROLE dash PASSWORD 'new'"), 'ALTER ROLE', 'a role changes its own password');
+  const state = await roleCatalogOf(db.store).current();
+  assert.equal({ ...state.roles.dash!, password: state.roles.dash!.password !== v }, { superuser: false, login: true, password: true, readAllData: true });
+  assert.is(await as('dash', 'INSERT INTO t VALUES (1)'), '42501 permission denied for table t', 'still read-only');
+  assert.is(await as('admin', 'DROP ROLE dash'), '0A000 dropping role "dash", which the users file defines (remove it there) is not supported');
+  assert.is(await as('admin', 'DROP ROLE admin'), '55006 current user cannot be dropped');
+  assert.equal(Object.keys(roleCatalogOf(db.store).loginVerifiers()).sort(), ['admin', 'dash']);
+  await db.close();
 });
 
 test.run();

@@ -79,7 +79,7 @@ export async function dropRole(db: Database, who: Privileges, s: AstFields): Pro
       throw undefinedRole(name);
     }
     if (name === who.user) throw new PaxdError('invalid_input', SQLSTATE.object_in_use, 'current user cannot be dropped');
-    if (role.source === 'config' || !Object.hasOwn(state.roles, name)) throw notSupported(`dropping role "${name}", which the users file defines (remove it there)`);
+    if (catalog.isConfigured(name)) throw notSupported(`dropping role "${name}", which the users file defines (remove it there)`);
     const deps: string[] = [];
     for (const d of dependentsOf(state, name)) {
       const table = /table (.+)$/.exec(d)?.[1];
