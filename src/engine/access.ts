@@ -31,7 +31,8 @@ import type { QueryResult } from './result.js';
 /** Checks that the current user may run `stmt`; returns what it may do (GRANT and the role statements ask more). */
 export async function authorize(db: Database, stmt: AstNode): Promise<Privileges> {
   const copy = kindOf(stmt) === 'CopyStmt' ? fieldsOf(stmt) : null;
-  if (copy !== null && (copy.filename !== undefined || copy.is_program === true)) throw serverFileCopyRefused(copy.is_from === true ? 'from' : 'to', copy.is_program === true);
+  if (copy !== null && (copy.filename !== undefined || copy.is_program === true))
+    throw serverFileCopyRefused(copy.is_from === true ? 'from' : 'to', copy.is_program === true);
   const who = await privilegesOf(db.store, currentUser());
   if (who.superuser) return who;
   for (const [table, p] of needs(stmt)) {

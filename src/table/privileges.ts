@@ -78,7 +78,15 @@ export class Privileges {
   }
 }
 
-const NO_ROLES: RolesJson = Object.freeze({ format: 1, id: 0, parent: 0, createdAt: new Date(0).toISOString(), roles: {}, tables: {}, schemaCreate: [] }) as RolesJson;
+const NO_ROLES: RolesJson = Object.freeze({
+  format: 1,
+  id: 0,
+  parent: 0,
+  createdAt: new Date(0).toISOString(),
+  roles: {},
+  tables: {},
+  schemaCreate: [],
+}) as RolesJson;
 
 /** What `user` may do now (undefined: the daemon itself, the library, the CLI: everything). */
 export async function privilegesOf(store: ObjectStore, user: string | undefined): Promise<Privileges> {

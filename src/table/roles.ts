@@ -20,7 +20,17 @@
  * `paxd` user): `configure()` gives them; a role created or altered in SQL is stored here and
  * wins over the configured one of the same name.
  */
-import { type ObjectStore, ROLES_DIR, decodeRoles, encodeRoles, listRolesIds, rolesPath, type RolesJson, type RoleJson, type TablePrivilege } from './roles-file.js';
+import {
+  type ObjectStore,
+  ROLES_DIR,
+  decodeRoles,
+  encodeRoles,
+  listRolesIds,
+  rolesPath,
+  type RolesJson,
+  type RoleJson,
+  type TablePrivilege,
+} from './roles-file.js';
 import { PaxdError, SQLSTATE } from '../types/index.js';
 
 export { TABLE_PRIVILEGES, type RolesJson, type RoleJson, type TableAclJson, type TablePrivilege } from './roles-file.js';
@@ -123,7 +133,11 @@ export class RoleCatalog {
       // Lost the race: another writer committed draft.id; read it and apply the change again.
       await this.loadNewest();
     }
-    throw new PaxdError('conflict', SQLSTATE.serialization_failure, `could not commit a change of the roles in ${this.store.uri} after ${MAX_COMMIT_ATTEMPTS} attempts: other writers kept committing`);
+    throw new PaxdError(
+      'conflict',
+      SQLSTATE.serialization_failure,
+      `could not commit a change of the roles in ${this.store.uri} after ${MAX_COMMIT_ATTEMPTS} attempts: other writers kept committing`,
+    );
   }
 
   /** The role `name` as of `state` (stored first, then configured), or null. */
@@ -188,5 +202,5 @@ export function dependentsOf(state: RolesJson, role: string): string[] {
 
 /** Whether `privileges` holds `p`. */
 export function holds(privileges: readonly TablePrivilege[] | undefined, p: TablePrivilege): boolean {
-  return privileges !== undefined && privileges.includes(p);
+  return privileges?.includes(p) === true;
 }

@@ -52,7 +52,12 @@ export function scramVerifier(password: string, iterations = SCRAM_ITERATIONS, s
 
 /** An md5 verifier, as PostgreSQL stores it: 'md5' + md5(password + user). */
 export function md5Verifier(user: string, password: string): string {
-  return 'md5' + createHash('md5').update(password + user).digest('hex');
+  return (
+    'md5' +
+    createHash('md5')
+      .update(password + user)
+      .digest('hex')
+  );
 }
 
 /** The parts of a SCRAM verifier, or null when `v` is not one. */
@@ -76,6 +81,8 @@ export function isMd5Verifier(v: string): boolean {
  * verifier, with the verifier's own salt and iterations.
  */
 export async function scramStoredKey(password: string, salt: Buffer, iterations: number): Promise<Buffer> {
-  const salted = await new Promise<Buffer>((resolve, reject) => pbkdf2(saslPrep(password), salt, iterations, 32, 'sha256', (e, key) => (e ? reject(e) : resolve(key))));
+  const salted = await new Promise<Buffer>((resolve, reject) =>
+    pbkdf2(saslPrep(password), salt, iterations, 32, 'sha256', (e, key) => (e ? reject(e) : resolve(key))),
+  );
   return sha256(hmac(salted, 'Client Key'));
 }

@@ -11,7 +11,12 @@ import { tempDir } from '../support/tmp.js';
 
 test('paxd sql CREATE ROLE / GRANT, then paxd roles lists them (table and JSON) without the verifier', async () => {
   const data = tempDir();
-  for (const sql of ['CREATE TABLE events (id int4)', "CREATE ROLE grafana LOGIN PASSWORD 's3cret'", 'GRANT SELECT ON events TO grafana', 'GRANT INSERT ON events TO PUBLIC']) {
+  for (const sql of [
+    'CREATE TABLE events (id int4)',
+    "CREATE ROLE grafana LOGIN PASSWORD 's3cret'",
+    'GRANT SELECT ON events TO grafana',
+    'GRANT INSERT ON events TO PUBLIC',
+  ]) {
     const r = await runCli(['sql', '--data', data, sql]);
     assert.is(r.code, 0, `${sql}: ${r.stderr}`);
   }

@@ -100,7 +100,8 @@ test.before(async () => {
   );
   served = await start();
   const admin = await client('admin');
-  for (const sql of ['INSERT INTO t VALUES (1)', `CREATE ROLE reader LOGIN PASSWORD '${PASSWORD.reader}'`, 'GRANT SELECT ON t TO reader']) assert.is(await wire(admin, sql), 'ok', sql);
+  for (const sql of ['INSERT INTO t VALUES (1)', `CREATE ROLE reader LOGIN PASSWORD '${PASSWORD.reader}'`, 'GRANT SELECT ON t TO reader'])
+    assert.is(await wire(admin, sql), 'ok', sql);
   await admin.end();
 });
 

@@ -136,9 +136,13 @@ async function run(c: pg.Client, sql: string, name?: string): Promise<Outcome> {
 
 /** COPY priv_t FROM STDIN through psql, as `user`: its error line, or 'ok'. Asynchronous: the paxd side is this process. */
 async function copyIn(host: string, port: number, user: string, database: string): Promise<string> {
-  const child = spawn('psql', ['-X', '-q', '-v', 'VERBOSITY=verbose', '-h', host, '-p', String(port), '-U', user, '-d', database, '-c', 'COPY priv_t FROM STDIN'], {
-    env: { ...process.env, PGCONNECT_TIMEOUT: '10' },
-  });
+  const child = spawn(
+    'psql',
+    ['-X', '-q', '-v', 'VERBOSITY=verbose', '-h', host, '-p', String(port), '-U', user, '-d', database, '-c', 'COPY priv_t FROM STDIN'],
+    {
+      env: { ...process.env, PGCONNECT_TIMEOUT: '10' },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.resume();

@@ -81,7 +81,10 @@ test('roles of the users file: read-only as configured; ALTER ROLE stores a copy
   const db = await Database.open(tempDir());
   await db.createTable('t', [{ name: 'id', type: 'int4' }]);
   const v = scramVerifier('pw');
-  roleCatalogOf(db.store).configure({ dash: { password: v, superuser: false, readAllData: true }, admin: { password: v, superuser: true, readAllData: false } });
+  roleCatalogOf(db.store).configure({
+    dash: { password: v, superuser: false, readAllData: true },
+    admin: { password: v, superuser: true, readAllData: false },
+  });
   const as = async (user: string | undefined, sql: string) => {
     try {
       return (await query(db, sql, undefined, user === undefined ? undefined : { user })).tag ?? 'ok';

@@ -16,7 +16,9 @@ import { dataOption, type Io } from '../options.js';
 import { printTable } from '../output.js';
 
 export function define(cmd: Command, { out }: Io): void {
-  dataOption(cmd.option('--json', 'JSON output: {"roles": {name: {superuser, login, readAllData, password: bool}}, "tables": {…}, "schemaCreate": […]}')).action(async (o) => {
+  dataOption(
+    cmd.option('--json', 'JSON output: {"roles": {name: {superuser, login, readAllData, password: bool}}, "tables": {…}, "schemaCreate": […]}'),
+  ).action(async (o) => {
     const { Database } = await import('../../table/database.js');
     const { roleCatalogOf } = await import('../../table/roles.js');
     const db = await Database.open(o.data);
@@ -26,12 +28,19 @@ export function define(cmd: Command, { out }: Io): void {
       const roles = Object.entries(state.roles).sort(([a], [b]) => (a < b ? -1 : 1));
       if (o.json) {
         // Never the verifiers: whether a role has a password, not what it is.
-        const masked = Object.fromEntries(roles.map(([n, r]) => [n, { superuser: r.superuser, login: r.login, readAllData: r.readAllData, password: r.password !== null }]));
+        const masked = Object.fromEntries(
+          roles.map(([n, r]) => [n, { superuser: r.superuser, login: r.login, readAllData: r.readAllData, password: r.password !== null }]),
+        );
         out(JSON.stringify({ roles: masked, tables: state.tables, schemaCreate: state.schemaCreate }) + '\n');
         return;
       }
       if (roles.length === 0) out(`no roles in ${db.store.uri} (users of the daemon's users file are not stored here)\n`);
-      else printTable(out, ['role', 'login', 'superuser', 'read_only', 'password'], roles.map(([n, r]) => [n, yes(r.login), yes(r.superuser), yes(r.readAllData), yes(r.password !== null)]));
+      else
+        printTable(
+          out,
+          ['role', 'login', 'superuser', 'read_only', 'password'],
+          roles.map(([n, r]) => [n, yes(r.login), yes(r.superuser), yes(r.readAllData), yes(r.password !== null)]),
+        );
       const grants: string[][] = [];
       for (const [t, acl] of Object.entries(state.tables).sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (acl.owner !== null) grants.push([t, acl.owner, 'owner']);

@@ -14,7 +14,16 @@
  * ALL TABLES IN SCHEMA means the tables there now, as in PostgreSQL. Column lists, WITH GRANT
  * OPTION, GRANTED BY and membership of roles other than pg_read_all_data fail with 0A000.
  */
-import { type Database, type Privileges, type RolesJson, type TablePrivilege, PUBLIC_GRANTEE, TABLE_PRIVILEGES, roleCatalogOf, roleCommandDenied } from '../../table/index.js';
+import {
+  type Database,
+  type Privileges,
+  type RolesJson,
+  type TablePrivilege,
+  PUBLIC_GRANTEE,
+  TABLE_PRIVILEGES,
+  roleCatalogOf,
+  roleCommandDenied,
+} from '../../table/index.js';
 import { listTables } from '../../storage/index.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
@@ -34,7 +43,13 @@ export async function grant(db: Database, who: Privileges, s: AstFields): Promis
   const catalog = roleCatalogOf(db.store);
   const state = await catalog.current();
   const onSchema = s.objtype === 'OBJECT_SCHEMA';
-  if (s.objtype !== 'OBJECT_TABLE' && !onSchema) throw notSupported(`${isGrant ? 'GRANT' : 'REVOKE'} on ${String(s.objtype).replace(/^OBJECT_/, '').toLowerCase().replace(/_/g, ' ')}s`);
+  if (s.objtype !== 'OBJECT_TABLE' && !onSchema)
+    throw notSupported(
+      `${isGrant ? 'GRANT' : 'REVOKE'} on ${String(s.objtype)
+        .replace(/^OBJECT_/, '')
+        .toLowerCase()
+        .replace(/_/g, ' ')}s`,
+    );
   const objects = (s.objects ?? []) as AstNode[];
   let tables: string[] = [];
   if (onSchema || s.targtype === 'ACL_TARGET_ALL_IN_SCHEMA') {
@@ -53,7 +68,8 @@ export async function grant(db: Database, who: Privileges, s: AstFields): Promis
   const tag = isGrant ? 'GRANT' : 'REVOKE';
   if (!who.superuser) {
     if (onSchema) return { command: tag, tag, fields: [], rows: [] }; // public is pg_database_owner's: nothing granted
-    for (const t of tables) if (!who.owns(t) && !who.hasAny(t)) throw new PaxdError('privilege', SQLSTATE.insufficient_privilege, `permission denied for table ${t}`);
+    for (const t of tables)
+      if (!who.owns(t) && !who.hasAny(t)) throw new PaxdError('privilege', SQLSTATE.insufficient_privilege, `permission denied for table ${t}`);
     tables = tables.filter((t) => who.owns(t));
   }
   await catalog.commit((draft) => {
@@ -121,7 +137,8 @@ function privilegeList(nodes: AstNode[] | undefined, onSchema: boolean): string[
     const p = fieldsOf(n);
     if (p.cols !== undefined) throw notSupported('column privileges');
     const name = String(p.priv_name).toUpperCase();
-    if (!all.includes(name)) throw new SqlError('invalid_input', SQLSTATE.invalid_grant_operation, `invalid privilege type ${name} for ${onSchema ? 'schema' : 'relation'}`);
+    if (!all.includes(name))
+      throw new SqlError('invalid_input', SQLSTATE.invalid_grant_operation, `invalid privilege type ${name} for ${onSchema ? 'schema' : 'relation'}`);
     out.push(name);
   }
   return out;

@@ -19,7 +19,19 @@
  * Roles from the users file are roles too; ALTER ROLE of one stores it in the log, where it wins
  * over the file from then on; dropping one fails with 0A000 (remove it from the file).
  */
-import { type Database, type Privileges, type RoleCatalog, type RoleJson, type RolesJson, dependentsOf, isMd5Verifier, parseScramVerifier, roleCatalogOf, roleCommandDenied, scramVerifier } from '../../table/index.js';
+import {
+  type Database,
+  type Privileges,
+  type RoleCatalog,
+  type RoleJson,
+  type RolesJson,
+  dependentsOf,
+  isMd5Verifier,
+  parseScramVerifier,
+  roleCatalogOf,
+  roleCommandDenied,
+  scramVerifier,
+} from '../../table/index.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { notSupported, SqlError } from '../errors.js';
@@ -71,7 +83,8 @@ export async function dropRole(db: Database, who: Privileges, s: AstFields): Pro
   const names: string[] = [];
   for (const node of (s.roles ?? []) as AstNode[]) {
     const spec = fieldsOf(node);
-    if (spec.roletype !== 'ROLESPEC_CSTRING') throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, 'cannot use special role specifier in DROP ROLE');
+    if (spec.roletype !== 'ROLESPEC_CSTRING')
+      throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, 'cannot use special role specifier in DROP ROLE');
     const name = spec.rolename as string;
     const role = catalog.role(state, name);
     if (role === null) {
@@ -86,7 +99,9 @@ export async function dropRole(db: Database, who: Privileges, s: AstFields): Pro
       if (table === undefined || (await tableExists(db, table))) deps.push(d);
     }
     if (deps.length > 0)
-      throw new PaxdError('invalid_input', SQLSTATE.dependent_objects_still_exist, `role "${name}" cannot be dropped because some objects depend on it`, { detail: deps.join('\n') });
+      throw new PaxdError('invalid_input', SQLSTATE.dependent_objects_still_exist, `role "${name}" cannot be dropped because some objects depend on it`, {
+        detail: deps.join('\n'),
+      });
     names.push(name);
   }
   if (names.length > 0)
