@@ -17,6 +17,7 @@
 import {
   type Database,
   type Privileges,
+  type RoleCatalog,
   type RolesJson,
   type TablePrivilege,
   PUBLIC_GRANTEE,
@@ -63,7 +64,7 @@ export async function grant(db: Database, who: Privileges, s: AstFields): Promis
       if (!tables.includes(name)) tables.push(name);
     }
   } else throw notSupported('ALTER DEFAULT PRIVILEGES');
-  const grantees = ((s.grantees ?? []) as AstNode[]).map((g) => grantee(catalog.role.bind(catalog), state, who, g));
+  const grantees = ((s.grantees ?? []) as AstNode[]).map((g) => grantee(catalog, state, who, g));
   const privileges = privilegeList(s.privileges as AstNode[] | undefined, onSchema);
   const tag = isGrant ? 'GRANT' : 'REVOKE';
   if (!who.superuser) {
@@ -109,7 +110,7 @@ export async function grantRole(db: Database, who: Privileges, s: AstFields): Pr
     if (catalog.role(state, name) === null) throw undefinedRole(name);
     throw notSupported(`membership of role "${name}" (paxd grants only ${READ_ALL_DATA})`);
   }
-  const grantees = ((s.grantee_roles ?? []) as AstNode[]).map((g) => grantee(catalog.role.bind(catalog), state, who, g));
+  const grantees = ((s.grantee_roles ?? []) as AstNode[]).map((g) => grantee(catalog, state, who, g));
   if (!who.superuser) throw roleCommandDenied(`must have admin option on role "${READ_ALL_DATA}"`);
   if (grantees.includes(PUBLIC_GRANTEE)) throw notSupported(`granting ${READ_ALL_DATA} to PUBLIC`);
   await catalog.commit((draft) => {
@@ -120,11 +121,11 @@ export async function grantRole(db: Database, who: Privileges, s: AstFields): Pr
 }
 
 /** A grantee: a role that exists (42704), PUBLIC, or CURRENT_USER. */
-function grantee(roleOf: (state: RolesJson, name: string) => unknown, state: RolesJson, who: Privileges, node: AstNode): string {
+function grantee(catalog: RoleCatalog, state: RolesJson, who: Privileges, node: AstNode): string {
   const spec = fieldsOf(node);
   if (spec.roletype === 'ROLESPEC_PUBLIC') return PUBLIC_GRANTEE;
   const name = roleOfSpec(spec, who);
-  if (roleOf(state, name) === null) throw undefinedRole(name);
+  if (catalog.role(state, name) === null) throw undefinedRole(name);
   return name;
 }
 
