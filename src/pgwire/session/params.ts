@@ -408,6 +408,11 @@ export class SessionParams {
     for (const s of SPECS) this.values.set(s.name, s.initial(identity));
   }
 
+  /** The session's authenticated user, whose privileges its statements are checked against (src/engine/access.ts). */
+  get user(): string {
+    return this.identity.user;
+  }
+
   /** Every reported parameter, for the ParameterStatus messages after authentication. */
   reported(): ParamChange[] {
     return SPECS.filter((s) => s.report).map((s) => ({ name: s.name, value: this.values.get(s.name)!, report: true }));

@@ -10,10 +10,12 @@
  */
 import type { Database } from '../../table/index.js';
 import {
+  authorizeCopyFrom,
   commandTag,
   query,
   queryParsed,
   scanPlanOf,
+  serverFileCopyRefused,
   textRows,
   yieldDue,
   yieldNow,
@@ -75,10 +77,10 @@ export class StatementRunner {
     this.current?.abort(reason);
   }
 
-  /** The options every engine call of this session takes: the session's settings and the statement's signal. */
-  engineOptions(signal?: AbortSignal): { workMem: number; timeZone: TimeZone; signal?: AbortSignal } {
+  /** The options every engine call of this session takes: the session's settings, its user (whose privileges are checked) and the statement's signal. */
+  engineOptions(signal?: AbortSignal): { workMem: number; timeZone: TimeZone; user: string; signal?: AbortSignal } {
     const p = this.host.params();
-    return { workMem: p.workMem, timeZone: p.timeZone, ...(signal !== undefined ? { signal } : {}) };
+    return { workMem: p.workMem, timeZone: p.timeZone, user: p.user, ...(signal !== undefined ? { signal } : {}) };
   }
 
   /**
@@ -253,7 +255,7 @@ export class StatementRunner {
 
   /** COPY table|(query) TO STDOUT: the whole result as lines of the format. */
   private async copyOut(stmt: Statement & { kind: 'copy' }): Promise<Outcome> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
+    if (!stmt.stdio) throw serverFileCopyRefused(stmt.direction, stmt.program);
     const f = copyFormat(stmt.options, 'to');
     let sql: AstNode | string;
     if (stmt.queryAst !== null) sql = stmt.queryAst;
@@ -301,9 +303,10 @@ export class StatementRunner {
    * in a block (./transaction.ts writeSetTable), else into the table, committed at CopyDone.
    */
   async openCopyIn(stmt: Statement & { kind: 'copy' }): Promise<{ readonly load: CopyLoad; readonly format: CopyFormat }> {
-    if (!stmt.stdio) throw copyFileRefused(stmt.direction, stmt.program);
+    if (!stmt.stdio) throw serverFileCopyRefused(stmt.direction, stmt.program);
     const format = copyFormat(stmt.options);
     const tx = this.host.block.tx;
+    await authorizeCopyFrom(this.host.base, this.host.params().user, stmt.table!); // INSERT on the table (42501)
     const table = await this.guarded(() => (tx !== null ? openForCopy(tx.db, stmt.table!, true) : openForCopy(this.host.base, stmt.table!)));
     return { load: openCopyLoad(table, stmt.columns, format, this.host.params().timeZone), format };
   }
@@ -341,23 +344,6 @@ async function openForCopy(db: Database, name: string, inTransaction = false) {
     if (isPaxdError(e) && e.code === SQLSTATE.undefined_table) throw undefinedTable(name);
     throw e;
   }
-}
-
-/**
- * COPY to or from a server file or program: what PostgreSQL answers a user who is neither
- * superuser nor in pg_read_server_files / pg_write_server_files / pg_execute_server_program
- * (copy.c DoCopy), which every paxd user is (is_superuser is off): the wire never reaches the
- * daemon's files (issue #18, "Paths stay inside the store").
- */
-function copyFileRefused(direction: 'from' | 'to', program: boolean): PaxdError {
-  const message = program
-    ? 'must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program'
-    : direction === 'from'
-      ? 'must be superuser or have privileges of the pg_read_server_files role to COPY from a file'
-      : 'must be superuser or have privileges of the pg_write_server_files role to COPY to a file';
-  return new PaxdError('privilege', SQLSTATE.insufficient_privilege, message, {
-    hint: "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.",
-  });
 }
 
 function quoteIdent(name: string): string {
