@@ -23,7 +23,7 @@ import {
   type PreparedQuery,
   type QueryResult,
 } from '../../engine/index.js';
-import { featureNotSupported, isPaxdError, PaxdError, SQLSTATE, undefinedTable, unreachable, type TimeZone, type Value } from '../../types/index.js';
+import { featureNotSupported, isPaxdError, SQLSTATE, undefinedTable, unreachable, type TimeZone, type Value } from '../../types/index.js';
 import * as be from '../codec/backend.js';
 import { duplicateCursor, notInTransactionBlock, onlyInTransactionBlock, queryCanceled, unknownCursor, unknownStatement } from '../codec/errors.js';
 import type { ParamChange, SessionParams } from './params.js';
