@@ -54,52 +54,15 @@ import {
   undefinedTable,
   } from './errors.js';
 import { castValue, fromText, toText } from './exec/kernels.js';
-import { keyNorm, keyText } from './exec/hash-aggregate.js';
+import { keyNorm, keyText } from './exec/key.js';
+import { type AggCall, type AggName, type BoundQuery, type BoundSelect, type BoundSetOp, type FromNode, type JoinType, type Leaf, type OrderItem, type SlotColumn, type Target, COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
+
+export type { AggCall, AggName, BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp, FromNode, JoinType, Leaf, OrderItem, SlotColumn, Target } from './ir.js';
+export { COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
 import { CTID_FIELD, canonicalTid, isCtidField } from './ctid.js';
 import { regexFor } from './exec/regex.js';
-
-export type AggName =
-  | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or'
-  | 'stddev_samp' | 'stddev_pop' | 'var_samp' | 'var_pop'
-  /** Collecting aggregates (./exec/hash-aggregate.ts keeps their inputs, sorted at the end). */
-  | 'string_agg' | 'array_agg' | 'percentile_cont' | 'percentile_disc';
-
-/** One aggregate call; `arg` reads the scan's columns, null for count(*). */
-export interface AggCall {
-  readonly fn: AggName;
-  readonly arg: Expr | null;
-  readonly type: PgType;
-  /** count(DISTINCT x) and friends: each distinct non-NULL value counts once. */
-  readonly distinct: boolean;
-  /** `agg(x ORDER BY …)`, and an ordered-set aggregate's WITHIN GROUP (ORDER BY x). */
-  readonly order?: readonly OrderItem[];
-  /** A constant argument: string_agg's delimiter, a percentile's fraction. */
-  readonly param?: Value;
-  /** FILTER (WHERE …) of a collecting aggregate: only the rows where it is true are kept. */
-  readonly filter?: Expr;
-}
-
-/** The aggregates that keep their inputs until the end. */
-export const COLLECTING_AGGREGATES: ReadonlySet<AggName> = new Set<AggName>(['string_agg', 'array_agg', 'percentile_cont', 'percentile_disc']);
-
-export interface OrderItem {
-  readonly expr: Expr;
-  readonly desc: boolean;
-  readonly nullsFirst: boolean;
-}
-
-export interface Target {
-  readonly name: string;
-  readonly expr: Expr;
-  /**
-   * The output column's type with the typmod PostgreSQL's exprTypmod keeps, where it differs
-   * from `expr.type` (the engine computes numeric(p,s) as numeric): a numeric(p,s) column or a
-   * cast to numeric(p,s). RowDescription sends its typmod.
-   */
-  readonly declared?: PgType;
-}
 
 /** Expressions whose value has a declared type beyond their engine type (see Target.declared). */
 const declaredTypes = new WeakMap<Expr, PgType>();
@@ -108,111 +71,6 @@ const declaredTypes = new WeakMap<Expr, PgType>();
 function target(name: string, expr: Expr): Target {
   const declared = declaredTypes.get(expr);
   return declared === undefined ? { name, expr } : { name, expr, declared };
-}
-
-/** A result column as the front doors describe it. */
-function outputField(t: Target): { name: string; type: PgType; declared?: PgType } {
-  return t.declared === undefined ? { name: t.name, type: t.expr.type } : { name: t.name, type: t.expr.type, declared: t.declared };
-}
-
-export interface BoundSelect {
-  readonly table: Table;
-  /** The table's fields the query reads, in slot order. */
-  readonly columns: readonly Field[];
-  readonly where: Expr | null;
-  /** Null when the query does not aggregate; else the keys (maybe none) and the aggregates. */
-  readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[] } | null;
-  readonly having: Expr | null;
-  readonly targets: readonly Target[];
-  readonly orderBy: readonly OrderItem[];
-  readonly limit: number | null;
-  readonly offset: number;
-  /** SELECT DISTINCT: duplicate output rows are removed before ORDER BY and LIMIT. */
-  readonly distinct: boolean;
-}
-
-/**
- * A FROM item names resolve against: a table or a subquery in FROM (joins). `alias`
- * is the name that qualifies its columns (the alias, else the table's name).
- */
-export interface Leaf {
-  readonly alias: string;
-  readonly fields: readonly Field[];
-  /** A leaf the planner added (semi/anti-join subqueries): its names are not visible. */
-  readonly hidden?: boolean;
-  /** `one-row`: the single empty row a SELECT without FROM reads; `rows`: a subquery already run. */
-  readonly source:
-    | { readonly kind: 'table'; readonly table: Table }
-    | { readonly kind: 'subquery'; readonly query: BoundQuery }
-    | { readonly kind: 'one-row' }
-    | { readonly kind: 'rows'; readonly rows: readonly (readonly Value[])[] };
-}
-
-/** One slot of a relational query's row layout: a field of a leaf. */
-export interface SlotColumn {
-  readonly leaf: number;
-  readonly field: Field;
-}
-
-/**
- * `semi`: the left rows with at least one match (a WHERE conjunct `x IN (subquery)` or a
- * correlated EXISTS); `anti`: those with none (NOT EXISTS).
- */
-export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 'anti';
-
-/** The FROM clause as a tree; comma lists are left-deep cross joins (their conditions are in WHERE). */
-export type FromNode =
-  | { readonly kind: 'leaf'; readonly leaf: number }
-  | { readonly kind: 'join'; readonly type: JoinType; readonly left: FromNode; readonly right: FromNode; readonly on: Expr | null };
-
-/**
- * A SELECT over joins or subqueries in FROM. Expressions read the global row layout
- * `columns` (each slot a field of one leaf); after aggregation, as in BoundSelect, the group
- * keys followed by the aggregates. The other fields mean what they mean in BoundSelect.
- */
-export interface BoundJoinSelect {
-  readonly kind: 'join-select';
-  readonly leaves: readonly Leaf[];
-  readonly columns: readonly SlotColumn[];
-  readonly from: FromNode;
-  readonly where: Expr | null;
-  readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[] } | null;
-  readonly having: Expr | null;
-  readonly targets: readonly Target[];
-  readonly orderBy: readonly OrderItem[];
-  readonly limit: number | null;
-  readonly offset: number;
-  readonly distinct: boolean;
-}
-
-/** UNION [ALL]: both sides' rows cast to the column types PostgreSQL unifies them to. */
-export interface BoundSetOp {
-  readonly kind: 'union';
-  readonly all: boolean;
-  readonly left: BoundQuery;
-  readonly right: BoundQuery;
-  readonly fields: readonly { readonly name: string; readonly type: PgType }[];
-  /** ORDER BY over the union: output column positions (0-based). */
-  readonly orderBy: readonly { readonly index: number; readonly desc: boolean; readonly nullsFirst: boolean }[];
-  readonly limit: number | null;
-  readonly offset: number;
-}
-
-/** Any query: a single-table SELECT keeps the BoundSelect the fast paths know. */
-export type BoundQuery = { readonly kind: 'select'; readonly select: BoundSelect } | BoundJoinSelect | BoundSetOp;
-
-/** The output columns of a bound query (names and types), without running it. */
-export function queryFields(q: BoundQuery): { name: string; type: PgType; declared?: PgType }[] {
-  switch (q.kind) {
-    case 'select':
-      return q.select.targets.map(outputField);
-    case 'join-select':
-      return q.targets.map(outputField);
-    case 'union':
-      return [...q.fields];
-    default:
-      return unreachable(q);
-  }
 }
 
 /** Per output column: still an unknown-typed literal (`SELECT 'a'`), which a UNION resolves. */
@@ -397,10 +255,6 @@ async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
   });
 }
 
-/** The leaves under a FROM node, left to right. */
-export function leavesOf(n: FromNode): number[] {
-  return n.kind === 'leaf' ? [n.leaf] : [...leavesOf(n.left), ...leavesOf(n.right)];
-}
 
 function ambiguousColumn(name: string, location?: number): SqlError {
   return new SqlError('invalid_input', SQLSTATE.ambiguous_column, `column reference "${name}" is ambiguous`, positionOf(location));

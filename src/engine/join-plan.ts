@@ -20,11 +20,10 @@ import { type Field, type Value, unreachable } from '../types/index.js';
 import type { Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
 import type { Table } from '../table/index.js';
-import type { BoundJoinSelect, BoundQuery, FromNode, JoinType } from './bind.js';
-import { leavesOf } from './bind.js';
+import { type BoundJoinSelect, type BoundQuery, type FromNode, type JoinType, leavesOf } from './ir.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
-import { toPredicate } from './plan.js';
+import { toPredicate } from './pushdown.js';
 
 export type RelNode =
   | {

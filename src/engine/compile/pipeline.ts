@@ -21,9 +21,9 @@
 import { isCtidField } from '../ctid.js';
 import type { Batch, PgType, Value } from '../../types/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
-import { keyText } from '../exec/hash-aggregate.js';
+import { keyText } from '../exec/key.js';
 import { formatDecimalValue, averageDecimal } from '../../types/index.js';
-import type { AggCall, BoundSelect } from '../bind.js';
+import type { AggCall, BoundSelect } from '../ir.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from '../exec/batch.js';
 import { materialize } from '../exec/scan.js';

@@ -9,7 +9,7 @@ import type { Field } from '../../types/index.js';
 import { SQLSTATE, isPaxdError } from '../../types/index.js';
 import { type ObjectStore, openStore, type SnapshotJson } from '../../storage/index.js';
 import type { Predicate, ScanStats } from '../../scan/index.js';
-import type { BoundSelect } from '../bind.js';
+import type { BoundSelect } from '../ir.js';
 import type { Expr } from '../expr.js';
 import { type Partial, compile, partialOf, partition, scanCompiled } from './pipeline.js';
 

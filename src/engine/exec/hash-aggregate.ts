@@ -13,14 +13,14 @@
  */
 import { type PgType, type Value, formatArrayText, unreachable } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, DECIMAL_ZERO, type DecimalValue, averageDecimal, SQLSTATE } from '../../types/index.js';
-import { type AggCall, COLLECTING_AGGREGATES } from '../bind.js';
+import { type AggCall, COLLECTING_AGGREGATES } from '../ir.js';
 import { numericVariance } from './numeric.js';
 import { toText } from './kernels.js';
 import { SqlError } from '../errors.js';
 import type { Expr } from '../expr.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
-import { jsonbEqualityKey } from './jsonb.js';
+import { keyNorm, keyText } from './key.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
 import { chargeMemory, currentWorkMem, tick, yieldNow } from '../context.js';
@@ -148,32 +148,6 @@ export class HashAggregate {
     }
     return g;
   }
-}
-
-/**
- * How a type's values are made equal for grouping, DISTINCT and set operations where their
- * text differs: numeric by value (1.50 = 1.5), jsonb by value (./jsonb.ts: 1.0 = 1 inside
- * documents); null for every other type.
- */
-export type KeyNorm = 'numeric' | 'jsonb' | null;
-
-export function keyNorm(t: PgType): KeyNorm {
-  return t.id === 'numeric' || t.id === 'jsonb' ? t.id : null;
-}
-
-/**
- * A value's grouping key. Numbers compare as PostgreSQL's equality does: -0 is 0; numeric
- * text drops trailing fractional zeros (1.50 = 1.5).
- */
-export function keyText(v: Value, norm: KeyNorm): string {
-  if (v === null) return 'N';
-  if (typeof v === 'bigint') return `b${v}`;
-  if (typeof v === 'number') return `n${v === 0 ? 0 : v}`;
-  if (norm === 'numeric' && typeof v === 'string' && /^-?\d+\.\d*0$/.test(v)) return `s${v.replace(/\.?0+$/, '')}`;
-  if (norm === 'jsonb' && typeof v === 'string') return `s${jsonbEqualityKey(v)}`;
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (typeof v === 'string') return `s${v}`;
-  return `x${Buffer.from(v).toString('hex')}`;
 }
 
 /** A collecting aggregate's input row (array_agg keeps NULLs; the others skip them). */

@@ -10,7 +10,7 @@ import type { ScanStats } from '../../scan/index.js';
 import type { RelNode } from '../join-plan.js';
 import type { Expr } from '../expr.js';
 import type { QueryResult } from '../result.js';
-import type { BoundQuery } from '../bind.js';
+import type { BoundQuery } from '../ir.js';
 import { currentWorkMem, yieldIfDue } from '../context.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
