@@ -54,8 +54,7 @@ import {
   undefinedTable,
   } from './errors.js';
 import { castValue, fromText, toText } from './exec/kernels.js';
-import { keyNorm, keyText } from './exec/key.js';
-import { type AggCall, type AggName, type BoundQuery, type BoundSelect, type BoundSetOp, type FromNode, type JoinType, type Leaf, type OrderItem, type SlotColumn, type Target, COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
+import { type AggCall, type AggName, type BoundQuery, type BoundSelect, type BoundSetOp, type FromNode, type InitPlan, type JoinType, type Leaf, type OrderItem, type SlotColumn, type Target, COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
 
 export type { AggCall, AggName, BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp, FromNode, JoinType, Leaf, OrderItem, SlotColumn, Target } from './ir.js';
 export { COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
@@ -176,12 +175,11 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   if (s.lockingClause !== undefined) lockedRelsExist(s, leaves);
   const exists = await existsJoins(db, s, leaves, raw!);
   const s1 = exists?.s ?? s;
-  const subResults = await runSubLinks(db, s1, leaves);
-  const semi = semiJoins(s1, subResults, leaves, exists?.raw ?? raw!) ?? exists;
-  const binder = new Binder(leaves, subResults);
-  if (semi !== null) {
-    const fromNode = binder.bindFrom(semi.raw);
-    const core = binder.select(semi.s);
+  const subQueries = await bindSubLinks(db, s1, leaves);
+  const binder = new Binder(leaves, subQueries, whereConjunctLinks(s1));
+  if (exists !== null) {
+    const fromNode = binder.bindFrom(exists.raw);
+    const core = binder.select(exists.s);
     return Object.freeze({ kind: 'join-select', leaves, columns: binder.slotColumns, from: fromNode, ...core });
   }
   if (raw!.kind === 'leaf' && leaves[0]!.source.kind === 'table') {
@@ -260,19 +258,14 @@ function ambiguousColumn(name: string, location?: number): SqlError {
   return new SqlError('invalid_input', SQLSTATE.ambiguous_column, `column reference "${name}" is ambiguous`, positionOf(location));
 }
 
-/** The rows and columns of a subquery in an expression, run before its query is bound. */
-interface SubResult {
-  readonly fields: readonly { readonly name: string; readonly type: PgType }[];
-  readonly rows: readonly (readonly Value[])[];
-}
-
 /**
  * Finds the subqueries in the expressions of a SELECT (not those of its FROM subqueries or
- * UNION sides, which bind on their own; not those nested in another subquery) and runs them:
- * they are uncorrelated, so each has one result for the whole statement (PostgreSQL's
- * InitPlans). A subquery that names an outer column is correlated: 0A000.
+ * UNION sides, which bind on their own; not those nested in another subquery) and binds each
+ * as a query of its own: they are uncorrelated, so each has one result per execution
+ * (PostgreSQL's InitPlans, ./ir.ts `InitPlan`), which the executor computes. A subquery that
+ * names an outer column is correlated: 0A000.
  */
-async function runSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]): Promise<Map<AstFields, SubResult> | null> {
+async function bindSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]): Promise<Map<AstFields, BoundQuery> | null> {
   const found: AstFields[] = [];
   const visit = (x: unknown, key: string): void => {
     if (x === null || typeof x !== 'object' || key === 'subquery' || key === 'larg' || key === 'rarg') return;
@@ -288,62 +281,22 @@ async function runSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]):
   };
   visit(s, '');
   if (found.length === 0) return null;
-  const { runQuery } = await import('./exec/run.js');
-  const out = new Map<AstFields, SubResult>();
+  const out = new Map<AstFields, BoundQuery>();
   for (const sl of found) {
-    let q: BoundQuery;
     try {
-      q = await bindQuery(db, sl.subselect as AstNode);
+      out.set(sl, await bindQuery(db, sl.subselect as AstNode));
     } catch (e) {
       if (isPaxdError(e) && isOuterReference(e, leaves)) throw notSupported('correlated subqueries', sl.location);
       throw e;
     }
-    const r = await runQuery(q);
-    out.set(sl, { fields: r.fields, rows: r.rows });
   }
   return out;
 }
 
-/** Subqueries with more distinct values than this become semi-joins rather than OR lists. */
-const SEMI_JOIN_MIN_ROWS = 64;
-
-/**
- * WHERE conjuncts `x IN (subquery)` whose subquery returned many rows become semi-joins with
- * the subquery's rows (a hash table probed once per row, instead of an OR over every value);
- * in a top-level conjunct a NULL comparison means "no match" either way. Small lists stay OR
- * lists, which the scan can push into zone maps. Returns the new FROM tree and the SELECT
- * without those conjuncts, or null when there are none.
- */
-function semiJoins(s: AstFields, subs: Map<AstFields, SubResult> | null, leaves: Leaf[], raw: RawFrom): { raw: RawFrom; s: AstFields } | null {
-  if (subs === null || s.whereClause === undefined) return null;
-  const where = s.whereClause as AstNode;
-  const conj: AstNode[] = kindOf(where) === 'BoolExpr' && fieldsOf(where).boolop === 'AND_EXPR' ? [...(fieldsOf(where).args as AstNode[])] : [where];
-  const rest: AstNode[] = [];
-  let tree = raw;
-  for (const c of conj) {
-    const sl = kindOf(c) === 'SubLink' ? fieldsOf(c) : null;
-    const r = sl === null ? undefined : subs.get(sl);
-    const eq = sl !== null && sl.subLinkType === 'ANY_SUBLINK' && (sl.operName === undefined || (sl.operName as AstNode[]).map(str).join('.') === '=');
-    if (sl === null || r === undefined || !eq || r.fields.length !== 1 || kindOf(sl.testexpr as AstNode) === 'RowExpr') {
-      rest.push(c);
-      continue;
-    }
-    if (r.rows.length <= SEMI_JOIN_MIN_ROWS) {
-      // In a WHERE conjunct NULL counts as false: a NULL in the list changes nothing, and
-      // without it the OR of comparisons with constants goes into the zone maps.
-      subs.set(sl, { fields: r.fields, rows: r.rows.filter((row) => row[0] !== null) });
-      rest.push(c);
-      continue;
-    }
-    leaves.push(Object.freeze({ alias: 'ANY_subquery', hidden: true, fields: [{ name: r.fields[0]!.name, type: r.fields[0]!.type, notNull: false, fieldId: 0 }], source: Object.freeze({ kind: 'rows', rows: r.rows }) }));
-    tree = { kind: 'join', type: 'semi', left: tree, right: { kind: 'leaf', leaf: leaves.length - 1 }, on: null, using: null, natural: false, location: sl.location as number, semiTest: sl.testexpr as AstNode };
-  }
-  if (tree === raw) return null;
-  const whereClause = rest.length === 0 ? undefined : rest.length === 1 ? rest[0] : { BoolExpr: { boolop: 'AND_EXPR', args: rest, location: fieldsOf(where).location } };
-  const s2: Record<string, unknown> = { ...s };
-  if (whereClause === undefined) delete s2['whereClause'];
-  else s2['whereClause'] = whereClause;
-  return { raw: tree, s: s2 };
+/** The SubLinks that are whole conjuncts of the WHERE clause (where NULL counts as false). */
+function whereConjunctLinks(s: AstFields): ReadonlySet<AstFields> {
+  if (s.whereClause === undefined) return new Set();
+  return new Set(astConjuncts(s.whereClause as AstNode).flatMap((c) => (kindOf(c) === 'SubLink' ? [fieldsOf(c)] : [])));
 }
 
 /** The top-level AND conjuncts of a condition's parse tree. */
@@ -455,8 +408,6 @@ type RawFrom =
       using: string[] | null;
       natural: boolean;
       location?: number;
-      /** `x IN (subquery)`: x, equal to the right leaf's one column. */
-      semiTest?: AstNode;
       /** Correlated [NOT] EXISTS: the outer expressions equal to the right leaf's columns, in order. */
       existsKeys?: AstNode[];
     };
@@ -568,48 +519,47 @@ class Binder {
 
   constructor(
     private readonly leaves: readonly Leaf[],
-    /** The results of the query's uncorrelated subqueries in expressions, by SubLink (see runSubLinks). */
-    private readonly subResults: ReadonlyMap<AstFields, SubResult> | null = null,
+    /** The query's uncorrelated subqueries in expressions, bound, by SubLink (see bindSubLinks). */
+    private readonly subQueries: ReadonlyMap<AstFields, BoundQuery> | null = null,
+    /** Those that are whole WHERE conjuncts. */
+    private readonly conjunctLinks: ReadonlySet<AstFields> = new Set(),
   ) {}
 
+  /** The InitPlans of the query being bound, in the order its expressions name them. */
+  readonly initPlans: InitPlan[] = [];
+
   /**
-   * A subquery in an expression, uncorrelated, already run: a scalar subquery is its value
-   * (21000 for more than one row), EXISTS a boolean, `x IN (…)` / `x op ANY|ALL (…)` the OR /
-   * AND of the comparisons with its distinct values (NULLs included, for three-valued logic).
+   * A subquery in an expression, uncorrelated: an InitPlan, run at execution (./ir.ts
+   * `InitPlan`). A scalar subquery must have one column (its row count is checked when it
+   * runs: 21000), EXISTS is a boolean, `x IN (…)` / `x op ANY|ALL (…)` compares `x` with each
+   * of its values, so the comparison is typed here, once, against a placeholder row value.
    */
   private subLink(n: AstFields, mode: Mode): Expr {
-    const r = this.subResults?.get(n);
-    if (r === undefined) throw notSupported('subqueries in this clause', n.location);
+    const query = this.subQueries?.get(n);
+    if (query === undefined) throw notSupported('subqueries in this clause', n.location);
+    const fields = queryFields(query);
+    const id = this.initPlans.length;
     const kind = n.subLinkType as string;
-    if (kind === 'EXISTS_SUBLINK') return E.const(r.rows.length > 0, BOOL);
+    if (kind === 'EXISTS_SUBLINK') {
+      this.initPlans.push(Object.freeze({ kind: 'exists', id, query }));
+      return E.subquery(id, BOOL);
+    }
     if (kind === 'EXPR_SUBLINK') {
-      if (r.fields.length !== 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery must return only one column', positionOf(n.location));
-      if (r.rows.length > 1) throw new SqlError('invalid_input', SQLSTATE.cardinality_violation, 'more than one row returned by a subquery used as an expression');
-      return E.const(r.rows[0]?.[0] ?? null, r.fields[0]!.type);
+      if (fields.length !== 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery must return only one column', positionOf(n.location));
+      this.initPlans.push(Object.freeze({ kind: 'scalar', id, query }));
+      return E.subquery(id, fields[0]!.type);
     }
     if (kind !== 'ANY_SUBLINK' && kind !== 'ALL_SUBLINK') throw notSupported(`${kind.replace(/_SUBLINK$/, '')} subqueries`, n.location);
     if (kindOf(n.testexpr as AstNode) === 'RowExpr') throw notSupported('row comparisons with subqueries', n.location);
-    if (r.fields.length !== 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, r.fields.length > 1 ? 'subquery has too many columns' : 'subquery has too few columns', positionOf(n.location));
+    if (fields.length !== 1) throw new SqlError('invalid_input', SQLSTATE.syntax_error, fields.length > 1 ? 'subquery has too many columns' : 'subquery has too few columns', positionOf(n.location));
     const opName = n.operName === undefined ? '=' : (n.operName as AstNode[]).map(str).join('.');
     const op = CMP[opName];
     if (op === undefined) throw notSupported(`operator ${opName} with a subquery`, n.location);
     const x = this.expr(n.testexpr as AstNode, mode);
-    const type = r.fields[0]!.type;
-    const seen = new Set<string>();
-    const parts: Expr[] = [];
-    for (const row of r.rows) {
-      const v = row[0]!;
-      const key = v === null ? 'null' : keyText(v, keyNorm(type));
-      if (seen.has(key)) continue;
-      seen.add(key);
-      parts.push(this.compare(op, x, E.const(v, type), n.location));
-    }
-    if (parts.length === 0) {
-      // Even over no rows, the comparison must exist (42883 for incomparable types).
-      this.compare(op, x, E.const(null, type), n.location);
-      return E.const(kind === 'ALL_SUBLINK', BOOL);
-    }
-    return kind === 'ANY_SUBLINK' ? E.or(parts) : E.and(parts);
+    // The comparison exists even when the subquery returns no row (42883 for incomparable types).
+    const test = this.compare(op, x, E.element(fields[0]!.type), n.location);
+    this.initPlans.push(Object.freeze({ kind: kind === 'ANY_SUBLINK' ? 'any' : 'all', id, query, op, test, conjunct: this.conjunctLinks.has(n) }));
+    return E.subquery(id, BOOL);
   }
 
   /**
@@ -860,19 +810,6 @@ class Binder {
         this.visible = saved;
       }
     }
-    if (raw.semiTest !== undefined) {
-      // `x IN (subquery)`: x, seen from the left side, equal to the subquery's column.
-      const saved = this.visible;
-      this.visible = new Set(leavesOf(left));
-      let x: Expr;
-      try {
-        x = this.expr(raw.semiTest, { kind: 'scalar', clause: 'WHERE' });
-      } finally {
-        this.visible = saved;
-      }
-      const leaf = (right as { leaf: number }).leaf;
-      return Object.freeze({ kind: 'join', type: 'semi', left, right, on: this.compare('=', x, this.columnExpr(leaf, 0, { kind: 'scalar', clause: 'WHERE' }), raw.location ?? -1) });
-    }
     if (raw.using !== null || raw.natural) {
       const on = this.usingCondition(raw);
       return Object.freeze({ kind: 'join', type: on === null && raw.type === 'inner' ? 'cross' : raw.type, left, right, on });
@@ -953,6 +890,7 @@ class Binder {
       limit: s.limitCount === undefined ? null : this.count(s.limitCount, 'LIMIT'),
       offset: s.limitOffset === undefined ? 0 : (this.count(s.limitOffset, 'OFFSET') ?? 0),
       distinct,
+      initPlans: Object.freeze([...this.initPlans]),
     });
   }
 

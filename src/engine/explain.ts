@@ -19,13 +19,14 @@
  */
 import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats, groupStats } from '../scan/index.js';
 import type { Table, Database } from '../table/index.js';
-import { type Field, unreachable } from '../types/index.js';
+import { type Field, internalError, unreachable } from '../types/index.js';
 import type { RelNode } from './join-plan.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { bindQuery, type BoundJoinSelect, type BoundSelect } from './bind.js';
 import { type Plan, planQuery } from './plan.js';
 import type { Expr } from './expr.js';
-import { newTrace, run, type RunTrace } from './exec/run.js';
+import { newTrace, run, runQuery, type RunTrace } from './exec/run.js';
+import { resolveAllInitPlans } from './exec/init-plans.js';
 import { toText } from './exec/kernels.js';
 import { notSupported } from './errors.js';
 import { T } from './types.js';
@@ -60,7 +61,8 @@ export async function explain(db: Database, s: AstFields): Promise<QueryResult> 
   }
   const stmt = s.query as AstNode;
   if (kindOf(stmt) !== 'SelectStmt') throw notSupported(`EXPLAIN of ${kindOf(stmt).replace(/Stmt$/, '').toUpperCase()}`);
-  const p = planQuery(await bindQuery(db, stmt));
+  // The InitPlans run first (as PostgreSQL's EXPLAIN does not): their rows decide the plan shown.
+  const p = planQuery(await resolveAllInitPlans(await bindQuery(db, stmt), runQuery));
   let trace: RunTrace | null = null;
   if (analyze) {
     trace = newTrace();
@@ -78,6 +80,8 @@ export function describePlan(p: Plan, t: RunTrace | null): Node {
       return describeRelational(p, t);
     case 'union':
       return describeUnion(p, t);
+    case 'init-plans':
+      throw internalError('internal error: EXPLAIN describes a plan whose InitPlans have run (exec/init-plans.ts resolveAllInitPlans)');
     default:
       return describeSingle(p, t);
   }
@@ -127,7 +131,7 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
   return node;
 }
 
-function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' }>, t: RunTrace | null): Node {
+function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' | 'init-plans' }>, t: RunTrace | null): Node {
   const q = p.query;
   const pushed = p.where === undefined ? null : describePredicate(bindPredicate(p.where, q.table.fields, q.table.name));
   const rowGroups = rowGroupsLine(t?.stats ?? estimate(q.table, p.where, p.kind === 'stats-aggregate'));
@@ -208,8 +212,6 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
           ...actual,
         };
       }
-      case 'values':
-        return { cost: filtered({ startup: 0, total: n.rows.length * COST.returnRow, rows: n.rows.length, width: widthOfSlots(n.slots) }, n.filter), name: `Values Scan on ${p.query.leaves[n.leaf]!.alias}`, details: [...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])], ...actual };
       case 'result':
         return { cost: { startup: 0, total: COST.returnRow, rows: 1, width: 0 }, name: 'Result', details: n.filter === null ? [] : [`One-Time Filter: ${sql(n.filter, names)}`], ...actual };
       case 'subquery': {
@@ -347,6 +349,15 @@ function sql(e: Expr, names: readonly string[]): string {
         return `(${go(x.arg)} ${x.negated ? '!' : ''}~~${x.ci ? '*' : ''} ${go(x.pattern)})`;
       case 'func':
         return x.fn === 'textcat' ? `(${go(x.args[0]!)} || ${go(x.args[1]!)})` : `${x.fn}(${x.args.map(go).join(', ')})`;
+      case 'inSet':
+        // PostgreSQL's hashed subplan, with the number of values its InitPlan returned.
+        return `(hashed ${go(x.arg)} IN (${x.values.length}${x.hasNull ? ' values and NULL' : ' values'}))`;
+      case 'subquery':
+        return `(InitPlan ${x.id + 1})`;
+      case 'element':
+        return '(subquery row)';
+      case 'param':
+        return `$${x.index + 1}`;
       default:
         return unreachable(x);
     }

@@ -9,7 +9,7 @@
  * engine ("12.50"), whatever the stored layout (./types.ts `engineType`).
  */
 import type { Value } from '../types/index.js';
-import type { PgType } from '../types/index.js';
+import { type PgType, unreachable } from '../types/index.js';
 
 export type ArithOp = '+' | '-' | '*' | '/' | '%';
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
@@ -31,7 +31,27 @@ export type Expr =
   /** [NOT] LIKE / ILIKE with an escape character ('' for none); both operands are text. */
   | { readonly kind: 'like'; readonly arg: Expr; readonly pattern: Expr; readonly escape: string; readonly negated: boolean; readonly ci: boolean; readonly type: PgType }
   /** A scalar function over text (./exec/strings.ts): strict unless the function says otherwise. */
-  | { readonly kind: 'func'; readonly fn: ScalarFn; readonly args: readonly Expr[]; readonly type: PgType };
+  | { readonly kind: 'func'; readonly fn: ScalarFn; readonly args: readonly Expr[]; readonly type: PgType }
+  /**
+   * The result of InitPlan `id` of the query (./ir.ts `InitPlan`): an uncorrelated subquery,
+   * run once per execution before the plan that reads it (./exec/init-plans.ts), which then
+   * puts a constant, a list of comparisons or a membership test in its place. No plan is
+   * made of an expression that still holds one.
+   */
+  | { readonly kind: 'subquery'; readonly id: number; readonly type: PgType }
+  /**
+   * `$n` of a statement bound once and executed many times (./index.ts `prepare`): its value,
+   * a constant of `type`, is put in place at each execution (./exec/params.ts) before planning.
+   */
+  | { readonly kind: 'param'; readonly index: number; readonly type: PgType }
+  /** In an ANY/ALL InitPlan's comparison (`x op element`): the value of one row of the subquery. */
+  | { readonly kind: 'element'; readonly type: PgType }
+  /**
+   * `arg IN (values)` as one hash lookup, PostgreSQL's hashed subplan: true for a member, else
+   * NULL when `arg` is NULL or the list held a NULL (`hasNull`), else false. `values` are
+   * distinct, non-NULL and of `arg`'s type; they are what an InitPlan returned.
+   */
+  | { readonly kind: 'inSet'; readonly arg: Expr; readonly values: readonly Value[]; readonly hasNull: boolean; readonly type: PgType };
 
 /**
  * The scalar functions the engine evaluates; `textcat` is the || operator. The date/time
@@ -113,6 +133,10 @@ export const E = freeze({
   coalesce: (args: readonly Expr[], type: PgType): Expr => freeze({ kind: 'coalesce', args: freeze([...args]), type }),
   like: (arg: Expr, pattern: Expr, escape: string, negated: boolean, ci: boolean): Expr => freeze({ kind: 'like', arg, pattern, escape, negated, ci, type: BOOL }),
   func: (fn: ScalarFn, args: readonly Expr[], type: PgType): Expr => freeze({ kind: 'func', fn, args: freeze([...args]), type }),
+  subquery: (id: number, type: PgType): Expr => freeze({ kind: 'subquery', id, type }),
+  element: (type: PgType): Expr => freeze({ kind: 'element', type }),
+  param: (index: number, type: PgType): Expr => freeze({ kind: 'param', index, type }),
+  inSet: (arg: Expr, values: readonly Value[], hasNull: boolean): Expr => freeze({ kind: 'inSet', arg, values: freeze([...values]), hasNull, type: BOOL }),
 });
 
 /** The top-level conjuncts of a condition: `a AND (b AND c)` is [a, b, c]. */
@@ -123,4 +147,93 @@ export function conjuncts(e: Expr): Expr[] {
 /** A structural key of an expression, equal for equal trees (GROUP BY matching, dedup). */
 export function exprKey(e: Expr): string {
   return JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Array.from(v) : v));
+}
+
+/**
+ * `e` with every node for which `f` gives a replacement replaced (the rest rebuilt over the
+ * replaced children, unchanged subtrees kept as they are).
+ */
+export function substitute(e: Expr, f: (x: Expr) => Expr | null): Expr {
+  const r = f(e);
+  if (r !== null) return r;
+  const kids = childrenOf(e);
+  if (kids.length === 0) return e;
+  const next = kids.map((k) => substitute(k, f));
+  return next.every((k, i) => k === kids[i]) ? e : rebuild(e, next);
+}
+
+/** The direct sub-expressions of an expression, in the order `rebuild` takes them. */
+export function childrenOf(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case 'column':
+    case 'const':
+    case 'subquery':
+    case 'element':
+    case 'param':
+      return [];
+    case 'cast':
+    case 'neg':
+    case 'not':
+    case 'isNull':
+    case 'inSet':
+      return [e.arg];
+    case 'arith':
+    case 'cmp':
+      return [e.left, e.right];
+    case 'and':
+    case 'or':
+    case 'coalesce':
+    case 'func':
+      return e.args;
+    case 'case':
+      return [...e.whens.flatMap((w) => [w.cond, w.result]), e.otherwise];
+    case 'like':
+      return [e.arg, e.pattern];
+    default:
+      return unreachable(e);
+  }
+}
+
+/** `e` over new children (as childrenOf lists them). */
+function rebuild(e: Expr, k: readonly Expr[]): Expr {
+  switch (e.kind) {
+    case 'column':
+    case 'const':
+    case 'subquery':
+    case 'element':
+    case 'param':
+      return e;
+    case 'cast':
+      return E.cast(k[0]!, e.type);
+    case 'neg':
+      return Object.freeze({ ...e, arg: k[0]! });
+    case 'not':
+      return E.not(k[0]!);
+    case 'isNull':
+      return E.isNull(k[0]!, e.negated);
+    case 'inSet':
+      return E.inSet(k[0]!, e.values, e.hasNull);
+    case 'arith':
+      return E.arith(e.op, k[0]!, k[1]!, e.type);
+    case 'cmp':
+      return E.cmp(e.op, k[0]!, k[1]!);
+    case 'and':
+      return E.and(k);
+    case 'or':
+      return E.or(k);
+    case 'coalesce':
+      return E.coalesce(k, e.type);
+    case 'func':
+      return E.func(e.fn, k, e.type);
+    case 'case':
+      return E.case(
+        e.whens.map((_, i) => ({ cond: k[2 * i]!, result: k[2 * i + 1]! })),
+        k[k.length - 1]!,
+        e.type,
+      );
+    case 'like':
+      return E.like(k[0]!, k[1]!, e.escape, e.negated, e.ci);
+    default:
+      return unreachable(e);
+  }
 }

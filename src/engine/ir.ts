@@ -6,7 +6,7 @@
  */
 import type { Table } from '../table/index.js';
 import { type Field, type PgType, type Value, unreachable } from '../types/index.js';
-import type { Expr } from './expr.js';
+import type { CmpOp, Expr } from './expr.js';
 
 export type AggName =
   | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or'
@@ -50,6 +50,25 @@ export interface Target {
 }
 
 
+/**
+ * An uncorrelated subquery in an expression (PostgreSQL's InitPlan): bound here, run once per
+ * execution before the plan of the query that holds it (./exec/init-plans.ts), its result put
+ * where its `subquery` expression (./expr.ts) stands. `id` is its index in the query's
+ * `initPlans`.
+ *
+ *   scalar  `(SELECT max(k) FROM t)`: its one value (NULL over no row, 21000 over two)
+ *   exists  `EXISTS (…)`
+ *   any     `x op ANY (…)`, `x IN (…)`: the OR of `test` over the subquery's distinct values
+ *   all     `x op ALL (…)`: their AND
+ *
+ * `test` is `x op element`, typed by the binder once for every row (./expr.ts `element`).
+ * `conjunct`: the subquery is a whole conjunct of WHERE, where NULL means false, so a NULL
+ * among its values can be dropped and the rest tested as a set.
+ */
+export type InitPlan =
+  | { readonly kind: 'scalar' | 'exists'; readonly id: number; readonly query: BoundQuery }
+  | { readonly kind: 'any' | 'all'; readonly id: number; readonly query: BoundQuery; readonly op: CmpOp; readonly test: Expr; readonly conjunct: boolean };
+
 export interface BoundSelect {
   readonly table: Table;
   /** The table's fields the query reads, in slot order. */
@@ -64,6 +83,8 @@ export interface BoundSelect {
   readonly offset: number;
   /** SELECT DISTINCT: duplicate output rows are removed before ORDER BY and LIMIT. */
   readonly distinct: boolean;
+  /** The subqueries of its expressions, run before it (see InitPlan). */
+  readonly initPlans: readonly InitPlan[];
 }
 
 /**
@@ -73,14 +94,13 @@ export interface BoundSelect {
 export interface Leaf {
   readonly alias: string;
   readonly fields: readonly Field[];
-  /** A leaf the planner added (semi/anti-join subqueries): its names are not visible. */
+  /** A leaf the binder added (the subquery of a semi/anti-join): its names are not visible. */
   readonly hidden?: boolean;
-  /** `one-row`: the single empty row a SELECT without FROM reads; `rows`: a subquery already run. */
+  /** `one-row`: the single empty row a SELECT without FROM reads. */
   readonly source:
     | { readonly kind: 'table'; readonly table: Table }
     | { readonly kind: 'subquery'; readonly query: BoundQuery }
-    | { readonly kind: 'one-row' }
-    | { readonly kind: 'rows'; readonly rows: readonly (readonly Value[])[] };
+    | { readonly kind: 'one-row' };
 }
 
 /** One slot of a relational query's row layout: a field of a leaf. */
@@ -90,8 +110,8 @@ export interface SlotColumn {
 }
 
 /**
- * `semi`: the left rows with at least one match (a WHERE conjunct `x IN (subquery)` or a
- * correlated EXISTS); `anti`: those with none (NOT EXISTS).
+ * `semi`: the left rows with at least one match (a WHERE conjunct `EXISTS (…)` correlated by
+ * equalities); `anti`: those with none (NOT EXISTS).
  */
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 'anti';
 
@@ -118,6 +138,7 @@ export interface BoundJoinSelect {
   readonly limit: number | null;
   readonly offset: number;
   readonly distinct: boolean;
+  readonly initPlans: readonly InitPlan[];
 }
 
 /** UNION [ALL]: both sides' rows cast to the column types PostgreSQL unifies them to. */
@@ -159,4 +180,67 @@ export function queryFields(q: BoundQuery): { name: string; type: PgType; declar
 /** The leaves under a FROM node, left to right. */
 export function leavesOf(n: FromNode): number[] {
   return n.kind === 'leaf' ? [n.leaf] : [...leavesOf(n.left), ...leavesOf(n.right)];
+}
+
+/** The InitPlans of this query level (those of its FROM subqueries and UNION sides run with them). */
+export function initPlansOf(q: BoundQuery): readonly InitPlan[] {
+  switch (q.kind) {
+    case 'select':
+      return q.select.initPlans;
+    case 'join-select':
+      return q.initPlans;
+    case 'union':
+      return [];
+    default:
+      return unreachable(q);
+  }
+}
+
+/**
+ * `q` with `f` applied to each expression of its own level: WHERE, the targets, GROUP BY keys and
+ * aggregate arguments, HAVING, ORDER BY, JOIN … ON, and its InitPlans' comparisons. `deep`:
+ * also those of every query below (FROM subqueries, UNION sides, InitPlans' queries).
+ */
+export function mapQuery(q: BoundQuery, f: (e: Expr) => Expr, deep: boolean): BoundQuery {
+  const sub = (x: BoundQuery) => (deep ? mapQuery(x, f, true) : x);
+  switch (q.kind) {
+    case 'select':
+      return Object.freeze({ kind: 'select', select: Object.freeze({ ...q.select, ...mapCore(q.select, f, sub) }) });
+    case 'join-select': {
+      const leaves = q.leaves.map((l) => (l.source.kind !== 'subquery' || !deep ? l : Object.freeze({ ...l, source: Object.freeze({ kind: 'subquery' as const, query: sub(l.source.query) }) })));
+      return Object.freeze({ ...q, ...mapCore(q, f, sub), leaves: Object.freeze(leaves), from: mapFrom(q.from, f) });
+    }
+    case 'union':
+      return deep ? Object.freeze({ ...q, left: sub(q.left), right: sub(q.right) }) : q;
+    default:
+      return unreachable(q);
+  }
+}
+
+type Core = Pick<BoundSelect, 'where' | 'grouping' | 'having' | 'targets' | 'orderBy' | 'initPlans'>;
+
+function mapCore(q: Core, f: (e: Expr) => Expr, sub: (x: BoundQuery) => BoundQuery): Core {
+  const opt = (e: Expr | null) => (e === null ? null : f(e));
+  const order = (o: OrderItem): OrderItem => Object.freeze({ ...o, expr: f(o.expr) });
+  const agg = (a: AggCall): AggCall =>
+    Object.freeze({
+      ...a,
+      arg: opt(a.arg),
+      ...(a.order !== undefined ? { order: Object.freeze(a.order.map(order)) } : {}),
+      ...(a.filter !== undefined ? { filter: f(a.filter) } : {}),
+    });
+  const initPlan = (ip: InitPlan): InitPlan => (ip.kind === 'any' || ip.kind === 'all' ? Object.freeze({ ...ip, query: sub(ip.query), test: f(ip.test) }) : Object.freeze({ ...ip, query: sub(ip.query) }));
+  return {
+    where: opt(q.where),
+    grouping: q.grouping === null ? null : Object.freeze({ keys: Object.freeze(q.grouping.keys.map(f)), aggs: Object.freeze(q.grouping.aggs.map(agg)) }),
+    having: opt(q.having),
+    targets: Object.freeze(q.targets.map((t): Target => Object.freeze({ ...t, expr: f(t.expr) }))),
+    orderBy: Object.freeze(q.orderBy.map(order)),
+    initPlans: Object.freeze(q.initPlans.map(initPlan)),
+  };
+}
+
+function mapFrom(n: FromNode, f: (e: Expr) => Expr): FromNode {
+  if (n.kind === 'leaf') return n;
+  return Object.freeze({ ...n, left: mapFrom(n.left, f), right: mapFrom(n.right, f), on: n.on === null ? null : f(n.on) });
 }

@@ -16,12 +16,12 @@
  * for the slots of the leaves below the node (`slots`), so expressions bound against the
  * global layout run at any node.
  */
-import { type Field, type Value, unreachable } from '../types/index.js';
+import { type Field, unreachable } from '../types/index.js';
 import type { Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
 import type { Table } from '../table/index.js';
 import { type BoundJoinSelect, type BoundQuery, type FromNode, type JoinType, leavesOf } from './ir.js';
-import { type Expr, E, conjuncts } from './expr.js';
+import { type Expr, E, childrenOf, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
 import { toPredicate } from './pushdown.js';
 
@@ -44,16 +44,6 @@ export type RelNode =
       readonly alias: string;
       readonly query: BoundQuery;
       /** Per output column of the subquery, the global slot it fills (-1: not read). */
-      readonly columnSlots: readonly number[];
-      readonly slots: readonly number[];
-      readonly filter: Expr | null;
-      readonly est: number;
-    }
-  /** Rows already computed: an `x IN (subquery)` semi-join's subquery. */
-  | {
-      readonly kind: 'values';
-      readonly leaf: number;
-      readonly rows: readonly (readonly Value[])[];
       readonly columnSlots: readonly number[];
       readonly slots: readonly number[];
       readonly filter: Expr | null;
@@ -121,7 +111,7 @@ class JoinPlanner {
     const out = new Set<number>();
     const visit = (x: Expr): void => {
       if (x.kind === 'column') out.add(this.q.columns[x.slot]!.leaf);
-      for (const c of children(x)) visit(c);
+      for (const c of childrenOf(x)) visit(c);
     };
     visit(e);
     return out;
@@ -144,10 +134,6 @@ class JoinPlanner {
       return Object.freeze({ kind: 'subquery', leaf, alias: l.alias, query: l.source.query, columnSlots, slots, filter, est: Math.max(1, est) });
     }
     if (l.source.kind === 'one-row') return Object.freeze({ kind: 'result', leaf, slots, filter, est: 1 });
-    if (l.source.kind === 'rows') {
-      const columnSlots = l.fields.map((f) => this.q.columns.findIndex((c) => c.leaf === leaf && c.field.fieldId === f.fieldId));
-      return Object.freeze({ kind: 'values', leaf, rows: l.source.rows, columnSlots, slots, filter, est: Math.max(1, l.source.rows.length) });
-    }
     const bySlot: Field[] = [];
     for (const s of slots) bySlot[s] = this.q.columns[s]!.field;
     const pushed: Predicate[] = [];
@@ -273,8 +259,6 @@ class JoinPlanner {
         return l.source.table.rows;
       case 'subquery':
         return estimateQuery(l.source.query);
-      case 'rows':
-        return l.source.rows.length;
       case 'one-row':
         return 1;
       default:
@@ -344,43 +328,4 @@ function rank(e: Expr): number {
     default:
       return 2;
   }
-}
-
-/** The direct sub-expressions of an expression. */
-export function children(e: Expr): readonly Expr[] {
-  switch (e.kind) {
-    case 'column':
-    case 'const':
-      return [];
-    case 'cast':
-    case 'neg':
-    case 'not':
-    case 'isNull':
-      return [e.arg];
-    case 'arith':
-    case 'cmp':
-      return [e.left, e.right];
-    case 'and':
-    case 'or':
-    case 'coalesce':
-    case 'func':
-      return e.args;
-    case 'case':
-      return [...e.whens.flatMap((w) => [w.cond, w.result]), e.otherwise];
-    case 'like':
-      return [e.arg, e.pattern];
-    default: {
-      // New expression kinds (others add them) fall back to a generic walk of their fields.
-      const out: Expr[] = [];
-      for (const v of Object.values(e as object)) {
-        if (Array.isArray(v)) for (const x of v) if (isExpr(x)) out.push(x);
-        if (isExpr(v)) out.push(v);
-      }
-      return out;
-    }
-  }
-}
-
-function isExpr(v: unknown): v is Expr {
-  return typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string' && typeof (v as { type?: unknown }).type === 'object';
 }

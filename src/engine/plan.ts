@@ -9,6 +9,7 @@
  *   pipeline         scan → filter → [hash aggregate → HAVING] → project → [sort] → limit.
  *   relational       joins and subqueries in FROM (./join-plan.ts), then as pipeline.
  *   union            UNION [ALL] of two plans.
+ *   init-plans       a query whose subqueries in expressions must run first (./exec/init-plans.ts).
  *
  * Every plan reads only the columns the query names. WHERE conjuncts that compare a bare
  * column with a constant of the column's own type (=, <>, <, <=, >, >=, IS [NOT] NULL, and
@@ -22,7 +23,7 @@
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
 import { unreachable } from '../types/index.js';
-import type { BoundJoinSelect, BoundQuery, BoundSelect, BoundSetOp } from './ir.js';
+import { type BoundJoinSelect, type BoundQuery, type BoundSelect, type BoundSetOp, initPlansOf } from './ir.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { type RelNode, planJoins } from './join-plan.js';
 import { toPredicate } from './pushdown.js';
@@ -38,10 +39,17 @@ export type Plan =
   /** Joins and subqueries in FROM (./join-plan.ts) → [hash aggregate → HAVING] → project → [sort] → limit. */
   | { readonly kind: 'relational'; readonly query: BoundJoinSelect; readonly root: RelNode }
   /** UNION [ALL]: both sides, cast to the union's types, [deduplicated], [sorted], limited. */
-  | { readonly kind: 'union'; readonly query: BoundSetOp; readonly left: Plan; readonly right: Plan };
+  | { readonly kind: 'union'; readonly query: BoundSetOp; readonly left: Plan; readonly right: Plan }
+  /**
+   * A query with InitPlans (./ir.ts `InitPlan`): planned once they have run, at execution
+   * (./exec/init-plans.ts), since what their rows are decides the plan (an OR list pushed into
+   * the scan, a membership test).
+   */
+  | { readonly kind: 'init-plans'; readonly query: BoundQuery };
 
 /** The plan of any bound query; a single-table SELECT gets `plan`'s. */
 export function planQuery(q: BoundQuery): Plan {
+  if (initPlansOf(q).length > 0) return Object.freeze({ kind: 'init-plans', query: q });
   switch (q.kind) {
     case 'select':
       return plan(q.select);

@@ -42,6 +42,27 @@ export function toPredicate(e: Expr, columns: readonly Field[]): Predicate | nul
       if (val.value === null) return null;
       return { kind: 'cmp', column: f.name, op, value: val.value };
     }
+    case 'inSet': {
+      // `col IN (subquery)` once its InitPlan ran: a membership test the scan compiles, whose
+      // values also let zone maps skip groups. With a NULL among the values a non-member is
+      // NULL, not false, which NOT would get wrong: that one stays residual.
+      if (e.hasNull) return null;
+      let col = e.arg;
+      let values = e.values;
+      if (col.kind === 'cast' && col.arg.kind === 'column' && INT_RANGE[col.arg.type.id] !== undefined) {
+        // An integer column widened to the values' type: values outside the column's range match no row.
+        const c = col;
+        values = values.flatMap((v) => {
+          const n = narrowInteger(c, v);
+          return n === null ? [] : [(n[1] as Extract<Expr, { kind: 'const' }>).value];
+        });
+        col = col.arg;
+      }
+      if (col.kind !== 'column') return null;
+      const f = columns[col.slot]!;
+      if (isCtidField(f) || f.type.id !== col.type.id || f.type.id === 'numeric') return null;
+      return values.length === 0 ? null : P.in(f.name, values);
+    }
     case 'column':
       // A bare boolean column is `col = true` (NULL is not true either way).
       return e.type.id === 'bool' && columns[e.slot]!.type.id === 'bool' ? { kind: 'cmp', column: columns[e.slot]!.name, op: '=', value: true } : null;

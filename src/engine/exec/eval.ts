@@ -8,7 +8,7 @@
  * COALESCE evaluate a branch only over the rows that reach it (a sub-batch), so
  * `CASE WHEN g = 0 THEN 0 ELSE 100 / g END` never divides by zero.
  */
-import { type Value, unreachable } from '../../types/index.js';
+import { type Value, internalError, unreachable } from '../../types/index.js';
 import type { DateTimeFn, Expr, MathFn, ScalarFn } from '../expr.js';
 import { dateTimeFn } from './datetime.js';
 import { mathFn } from './numeric.js';
@@ -18,6 +18,7 @@ import { asciiLower, asciiUpper, charLength, likeMatcher, pad, position, repeatT
 import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
+import { keyNorm, keyText } from './key.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;
@@ -126,9 +127,35 @@ export function evaluate(e: Expr, b: RowBatch): Value[] {
     }
     case 'func':
       return evalFunc(e, b);
+    case 'inSet': {
+      const a = evaluate(e.arg, b);
+      const members = memberKeys(e);
+      const norm = keyNorm(e.arg.type);
+      const miss = e.hasNull ? null : false;
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) out[i] = a[i] === null ? null : members.has(keyText(a[i]!, norm)) ? true : miss;
+      return out;
+    }
+    case 'subquery':
+    case 'element':
+    case 'param':
+      throw internalError(`internal error: ${e.kind === 'subquery' ? `InitPlan ${e.id}` : e.kind === 'param' ? `$${e.index + 1}` : 'a subquery element'} reached evaluation unresolved (exec/init-plans.ts and exec/params.ts put values in place before planning)`);
     default:
       return unreachable(e);
   }
+}
+
+/** The grouping keys of an `inSet`'s values (./key.ts), built once per expression. */
+const memberSets = new WeakMap<Expr, ReadonlySet<string>>();
+
+function memberKeys(e: Extract<Expr, { kind: 'inSet' }>): ReadonlySet<string> {
+  let set = memberSets.get(e);
+  if (set === undefined) {
+    const norm = keyNorm(e.arg.type);
+    set = new Set(e.values.map((v) => keyText(v, norm)));
+    memberSets.set(e, set);
+  }
+  return set;
 }
 
 function subset(b: RowBatch, idx: number[]): RowBatch {

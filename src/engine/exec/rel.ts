@@ -93,18 +93,6 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
       }
       return;
     }
-    case 'values': {
-      for (let start = 0; start < n.rows.length; start += SUBQUERY_BATCH) {
-        const rows = n.rows.slice(start, start + SUBQUERY_BATCH);
-        const cols: Value[][] = new Array<Value[]>(ctx.width).fill(EMPTY);
-        n.columnSlots.forEach((slot, k) => {
-          if (slot >= 0) cols[slot] = rows.map((row) => row[k]!);
-        });
-        const b = { rows: rows.length, cols };
-        yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
-      }
-      return;
-    }
     case 'result': {
       const b = { rows: 1, cols: new Array<Value[]>(ctx.width).fill(EMPTY) };
       yield n.filter === null ? b : filterWide(b, n.filter, n.slots);

@@ -10,6 +10,7 @@ import type { ScanStats } from '../../scan/index.js';
 import type { BoundQuery, BoundSelect } from '../ir.js';
 import { planQuery } from '../plan.js';
 import { castValue } from './kernels.js';
+import { resolveInitPlans } from './init-plans.js';
 import { execRel, type NodeTrace, type RelContext } from './rel.js';
 import type { Expr } from '../expr.js';
 import type { QueryResult } from '../result.js';
@@ -70,6 +71,8 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return runRelational(p, t);
     case 'union':
       return runUnion(p, t);
+    case 'init-plans':
+      return run(planQuery(await resolveInitPlans(p.query, runQuery)), trace);
     case 'stats-aggregate': {
       const q = p.query;
       const r = await q.table.aggregate(p.specs, p.where, { interrupt: yieldIfDue });

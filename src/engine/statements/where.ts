@@ -18,6 +18,8 @@ import { evaluate } from '../exec/eval.js';
 import type { RowBatch } from '../exec/batch.js';
 import type { ResultField } from '../result.js';
 import { currentContext } from '../context.js';
+import { resolveInitPlans } from '../exec/init-plans.js';
+import { runQuery } from '../exec/run.js';
 
 export interface BoundWrite {
   readonly select: BoundSelect;
@@ -44,7 +46,9 @@ export async function bindOverTarget(db: Database, rel: AstFields, values: reado
       op: 'SETOP_NONE',
     },
   };
-  const q = await bindQuery(db, stmt);
+  const bound = await bindQuery(db, stmt);
+  // Executing (not describing): the subqueries of WHERE and RETURNING run now, once (../exec/init-plans.ts).
+  const q = currentContext()?.values === null ? bound : await resolveInitPlans(bound, runQuery);
   if (q.kind !== 'select') throw notSupported('this UPDATE or DELETE');
   if (q.select.grouping !== null)
     throw aggregateNotAllowed(returning.length > 0 ? 'RETURNING' : 'UPDATE');
