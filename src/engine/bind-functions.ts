@@ -260,6 +260,14 @@ export function statementTimestamp(): bigint {
   return t;
 }
 
+/**
+ * Whether binding under `ctx` read the statement's time (a constant now() the binder folded):
+ * such a bound statement is good for that one execution only (../index.ts `prepare`).
+ */
+export function readStatementTime(ctx: StatementContext): boolean {
+  return statementClocks.has(ctx);
+}
+
 /** SQLValueFunction: CURRENT_DATE, CURRENT_TIMESTAMP[(p)], LOCALTIMESTAMP[(p)]; the time types are 0A000. */
 export function bindSqlValueFunction(n: AstFields): Expr {
   const now = statementTimestamp();

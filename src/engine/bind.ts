@@ -60,6 +60,7 @@ export type { AggCall, AggName, BoundJoinSelect, BoundQuery, BoundSelect, BoundS
 export { COLLECTING_AGGREGATES, leavesOf, queryFields } from './ir.js';
 import { type FnBinder, bindDateTimeArith, bindFunction, bindIntervalCast, bindMinMax, bindNegate, bindSqlValueFunction, dateComparison, isIntervalType, numericTypmod, unknownFunction } from './bind-functions.js';
 import { currentContext } from './context.js';
+import { recordBind } from './counters.js';
 import { CTID_FIELD, canonicalTid, isCtidField } from './ctid.js';
 import { regexFor } from './exec/regex.js';
 
@@ -95,6 +96,11 @@ function paramRef(n: AstFields): Expr {
   const ctx = currentContext();
   const noParam = () => new SqlError('invalid_input', SQLSTATE.undefined_parameter, `there is no parameter $${k}`, positionOf(n.location));
   if (ctx === null || k < 1) throw noParam();
+  if (ctx.generic === true) {
+    const type = ctx.types[k - 1];
+    if (type === undefined || type === null) throw noParam();
+    return E.param(k - 1, engineType(type));
+  }
   if (ctx.values !== null) {
     const type = ctx.types[k - 1];
     if (type === undefined || type === null || k > ctx.values.length) throw noParam();
@@ -148,6 +154,7 @@ export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSele
  * BoundJoinSelect), or UNION [ALL] of SELECTs (a BoundSetOp).
  */
 export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery> {
+  recordBind();
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = fieldsOf(stmt);

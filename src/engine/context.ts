@@ -11,6 +11,9 @@
  *            a `$n` no context types stays unknown and is text in the end.
  *   execute  `values` holds one value per parameter, of the type in `types`: each `$n` binds
  *            as a constant of that type.
+ *   generic  (prepare, once the types are known) `generic` is set and `values` null: each `$n`
+ *            binds as a parameter node of its type (./expr.ts `param`), so that the bound
+ *            SELECT serves every execution; ./exec/params.ts puts the values in at each one.
  *
  * It also carries the statement's stop signal, and this file holds the one interrupt-and-yield
  * point every long loop of the engine calls (issue #17, "Statements that can always be
@@ -36,6 +39,8 @@ export interface StatementContext {
   readonly types: (PgType | null)[];
   /** Null in the infer phase; the parameter values in the execute phase. */
   readonly values: readonly Value[] | null;
+  /** The generic phase: `$n` binds as a parameter node (see above). */
+  readonly generic?: boolean;
   /** Bytes one hash join's build side may hold (53200 beyond). */
   readonly workMem: number;
   /** The session's TimeZone, in which timestamptz is read, printed and split into fields (UTC when absent). */

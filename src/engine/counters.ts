@@ -1,5 +1,5 @@
 /**
- * Process-wide scan counters (docs/MIRROR.md): cumulative over every table scan and statistics
+ * Process-wide scan and bind counters (docs/MIRROR.md): cumulative over every table scan and statistics
  * answer the engine finished, so a test (or the daemon's /metrics) can tell that
  * `SELECT count(*) FROM public.t` sent by postgres_fdw was answered from statistics — the
  * answered count grows and the read count does not.
@@ -19,13 +19,23 @@ export interface EngineCounters {
   readonly groupsSkippedByPredicate: number;
   readonly groupsSkippedByBound: number;
   readonly rowsRead: number;
+  /**
+   * Query blocks bound (./bind.ts `bindQuery`: a SELECT, each of its subqueries and UNION
+   * sides): a prepared SELECT binds at prepare and never again when it executes.
+   */
+  readonly queriesBound: number;
 }
 
-const totals = { scans: 0, groupsAnsweredFromStats: 0, groupsRead: 0, groupsSkippedByPredicate: 0, groupsSkippedByBound: 0, rowsRead: 0 };
+const totals = { scans: 0, groupsAnsweredFromStats: 0, groupsRead: 0, groupsSkippedByPredicate: 0, groupsSkippedByBound: 0, rowsRead: 0, queriesBound: 0 };
 
 /** A copy of the cumulative counters. */
 export function engineCounters(): EngineCounters {
   return Object.freeze({ ...totals });
+}
+
+/** Counts one query block bound. */
+export function recordBind(): void {
+  totals.queriesBound++;
 }
 
 /** Adds one finished scan's counters (called once per scan, not per batch). */

@@ -19,13 +19,16 @@ import { explain } from './explain.js';
 import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropOwned, dropRole, dropTable, grant, reassignOwned, grantRole, insert, truncate, update } from './statements/index.js';
 import { authorize, createOwned } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
+import type { BoundQuery } from './ir.js';
+import { readStatementTime } from './bind-functions.js';
 import { planQuery } from './plan.js';
-import { run } from './exec/run.js';
+import { run, runQuery } from './exec/run.js';
+import { withParams } from './exec/params.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
 import { DEFAULT_WORK_MEM, type StatementContext, withContext } from './context.js';
 import { T } from './types.js';
-import { type PgType, type TimeZone, SQLSTATE, bindParameterCount } from '../types/index.js';
+import { type PgType, type TimeZone, SQLSTATE, bindParameterCount, isPaxdError } from '../types/index.js';
 
 export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
@@ -91,8 +94,19 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
   const zone = { ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...userOf(options) };
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
-  const fields = stmt === null ? null : await withContext({ types, values: null, workMem, ...zone, ...signalOf(options) }, () => describe(db, stmt, types));
+  const infer: StatementContext = { types, values: null, workMem, ...zone, ...signalOf(options) };
+  // A SELECT binds here, once: in the infer phase (which types its `$n`), and when it has
+  // parameters once more in the generic phase (./context.ts), which every execution reuses.
+  // One that folded the statement's time (now(), CURRENT_DATE) binds again at each execution.
+  const select = stmt !== null && kindOf(stmt) === 'SelectStmt' ? await withContext(infer, () => bindQuery(db, stmt)) : null;
+  const fields = stmt === null ? null : select !== null ? queryFields(select) : await withContext(infer, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
+  let bound = select === null || readStatementTime(infer) ? null : select;
+  if (bound !== null && resolved.length > 0) {
+    const generic: StatementContext = { ...infer, types: [...resolved], generic: true };
+    bound = await withContext(generic, () => genericBind(db, stmt!));
+    if (readStatementTime(generic)) bound = null;
+  }
   return Object.freeze({
     paramTypes: resolved,
     fields,
@@ -100,9 +114,25 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
       if (params.length !== resolved.length)
         throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
-      return withContext({ types: [...resolved], values: params, workMem, ...zone, ...signalOf(run) }, () => execute(db, stmt));
+      const ctx = { types: [...resolved], values: params, workMem, ...zone, ...signalOf(run) };
+      if (bound !== null) return withContext(ctx, () => runQuery(withParams(bound, params)));
+      return withContext(ctx, () => execute(db, stmt));
     },
   });
+}
+
+/**
+ * A SELECT bound with parameter nodes for its `$n`, or null when a parameter stands where the
+ * binder needs its value (`LIMIT $1`, `x = ANY($1)` over an array value, a function's constant
+ * argument): that statement binds at each execution, with the values as constants.
+ */
+async function genericBind(db: Database, stmt: AstNode): Promise<BoundQuery | null> {
+  try {
+    return await bindQuery(db, stmt);
+  } catch (e) {
+    if (isPaxdError(e) && e.kind !== 'internal') return null;
+    throw e;
+  }
 }
 
 /** Runs one SQL statement (a trailing semicolon is fine), with `params` for its `$n` (see prepare). */

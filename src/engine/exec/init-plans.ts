@@ -139,7 +139,7 @@ function hasElement(e: Expr): boolean {
 }
 
 /** A cast of a constant, computed (the binder folds those of literals the same way). */
-function fold(e: Expr): Expr {
+export function fold(e: Expr): Expr {
   return substitute(e, (x) => {
     if (x.kind !== 'cast') return null;
     const arg = fold(x.arg);
