@@ -20,7 +20,7 @@ export interface EngineCounters {
   readonly groupsSkippedByBound: number;
   readonly rowsRead: number;
   /**
-   * Query blocks bound (./bind.ts `bindQuery`: a SELECT, each of its subqueries and UNION
+   * Query blocks bound (./bind/query.ts `bindQuery`: a SELECT, each of its subqueries and UNION
    * sides): a prepared SELECT binds at prepare and never again when it executes.
    */
   readonly queriesBound: number;

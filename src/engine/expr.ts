@@ -56,7 +56,7 @@ export type Expr =
 /**
  * The scalar functions the engine evaluates; `textcat` is the || operator. The date/time
  * operators are functions named as PostgreSQL's (date_pli is date + integer, ts_pl_interval
- * timestamp + interval, …), typed by ./bind-functions.ts; greatest and least skip NULLs.
+ * timestamp + interval, …), typed by ./bind/functions.ts; greatest and least skip NULLs.
  */
 export type ScalarFn = TextFn | DateTimeFn | MathFn;
 

@@ -5,9 +5,11 @@
  *   r.fields     // [{ name: 'kind', type: { id: 'text' } }, { name: 'count', type: { id: 'int8' } }]
  *   textRows(r)  // [['buy', '1200'], ['sell', '980'], ['hold', '12']]
  *
- * Stages, one folder or file each: parse (libpg-query) → bind (names and PostgreSQL's types)
- * → plan (what the scan layer answers: pushed predicates, statistics, top-N) → exec
- * (vectorized operators over batches) → result. EXPLAIN [ANALYZE] renders a plan
+ * Stages, one folder or file each, each importing only earlier ones: parse (libpg-query) →
+ * bind (names and PostgreSQL's types into the bound IR, ./ir.ts; it runs nothing) → at each
+ * execution, parameter values and InitPlans (subqueries) put in place (./exec/params.ts,
+ * ./exec/init-plans.ts) → plan (what the scan layer answers: pushed predicates, statistics,
+ * top-N) → exec (vectorized operators over batches) → result. EXPLAIN [ANALYZE] renders a plan
  * (./explain.ts); CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE and TRUNCATE live in
  * ./statements/. What is not supported yet fails with 0A000 naming the feature, never with a
  * wrong answer.
@@ -20,7 +22,7 @@ import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDel
 import { authorize, createOwned } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
 import type { BoundQuery } from './ir.js';
-import { readStatementTime } from './bind-functions.js';
+import { readStatementTime } from './bind/functions.js';
 import { planQuery } from './plan.js';
 import { run, runQuery } from './exec/run.js';
 import { withParams } from './exec/params.js';
@@ -115,7 +117,12 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
         throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
       const ctx = { types: [...resolved], values: params, workMem, ...zone, ...signalOf(run) };
-      if (bound !== null) return withContext(ctx, () => runQuery(withParams(bound, params)));
+      if (bound !== null)
+        return withContext(ctx, async () => {
+          // Privileges are checked at each execution, as PostgreSQL's executor checks them (./access.ts).
+          await authorize(db, stmt);
+          return runQuery(withParams(bound, params));
+        });
       return withContext(ctx, () => execute(db, stmt));
     },
   });

@@ -1,6 +1,6 @@
 /**
  * Hash aggregate: groups rows by key values and folds count, sum, avg, min and max per group,
- * with PostgreSQL's accumulation and result types (../bind.ts `aggregateType`):
+ * with PostgreSQL's accumulation and result types (../bind/catalog.ts `aggregateType`):
  *
  *   sum(int2|int4)  exact integer sum, int8          avg(int*)     numeric, select_div_scale
  *   sum(int8)       exact, numeric text              avg(numeric)  numeric, select_div_scale

@@ -16,15 +16,15 @@
  * push it into the scan (`dateComparison` turns a comparison of a date with a timestamp at
  * midnight into a date comparison, which is exactly equivalent).
  */
-import { type PgType, pgDisplayName, SQLSTATE, INTERVAL_RANGE, makeInterval, parseInterval } from '../types/index.js';
-import type { AstFields, AstNode } from './parse.js';
-import { fieldsOf } from './parse.js';
-import { type ArithOp, type CmpOp, type Expr, E } from './expr.js';
-import { T, categoryOf } from './types.js';
-import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperator } from './errors.js';
-import { currentContext, currentTimeZone, type StatementContext } from './context.js';
-import { timestampToDate, timestamptzToTimestamp } from './exec/datetime.js';
-import { evaluate } from './exec/eval.js';
+import { type PgType, pgDisplayName, SQLSTATE, INTERVAL_RANGE, makeInterval, parseInterval } from '../../types/index.js';
+import type { AstFields, AstNode } from '../parse.js';
+import { fieldsOf } from '../parse.js';
+import { type ArithOp, type CmpOp, type Expr, E } from '../expr.js';
+import { T, categoryOf } from '../types.js';
+import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperator } from '../errors.js';
+import { currentContext, currentTimeZone, type StatementContext } from '../context.js';
+import { timestampToDate, timestamptzToTimestamp } from '../exec/datetime.js';
+import { evaluate } from '../exec/eval.js';
 
 /** What the binder lends: its casts (which fold constants and type `$n`), and its unknown-literal test. */
 export interface FnBinder {

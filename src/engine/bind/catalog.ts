@@ -1,0 +1,176 @@
+/**
+ * What names resolve to outside the query: tables (42P01), `'t'::regclass` literals, type
+ * names with their typmods, casts PostgreSQL allows, and the function and operator names the
+ * binder knows (aggregates with their result types, PostgreSQL 15 docs 9.21).
+ */
+import type { Database, Table } from '../../table/index.js';
+import { type PgType, PaxdError, SQLSTATE, arrayOf, parseTypeName, pgDisplayName, unreachable } from '../../types/index.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
+import type { ArithOp, CmpOp, Expr } from '../expr.js';
+import { T, categoryOf, engineType, isFloat, isInteger } from '../types.js';
+import { notSupported, positionOf, SqlError, undefinedFunction, undefinedTable } from '../errors.js';
+import type { AggName } from '../ir.js';
+
+
+export const AGGREGATES = new Set<string>([
+  'count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every',
+  'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
+  'string_agg', 'array_agg', 'percentile_cont', 'percentile_disc',
+]);
+
+/** PostgreSQL 15's other built-in aggregates (docs 9.21): 0A000, whatever the call's syntax. */
+export const UNSUPPORTED_AGGREGATES = new Set<string>(
+  ('bit_and bit_or bit_xor corr covar_pop covar_samp json_agg json_object_agg jsonb_agg jsonb_object_agg mode range_agg range_intersect_agg ' +
+    'regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy xmlagg rank dense_rank percent_rank cume_dist').split(' '),
+);
+
+/** Names that are other aggregates' aliases (PostgreSQL 15 docs 9.21). */
+export const AGGREGATE_ALIAS: Readonly<Record<string, AggName>> = { every: 'bool_and', stddev: 'stddev_samp', variance: 'var_samp' };
+
+export const ARITH: Record<string, ArithOp> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%' };
+
+export const CMP: Record<string, CmpOp> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+
+export async function openTable(db: Database, name: string, location: number): Promise<Table> {
+  try {
+    return await db.table(name);
+  } catch (e) {
+    if (e instanceof PaxdError && e.code === SQLSTATE.undefined_table) throw undefinedTable(name, location);
+    throw e;
+  }
+}
+
+/** Result types of aggregates (PostgreSQL 15 docs, table 9.58). */
+export function aggregateType(fn: AggName, t: PgType, location?: number): PgType {
+  const sig = () => undefinedFunction(`${fn}(${pgDisplayName(t)})`, location);
+  switch (fn) {
+    case 'count':
+      return T.int8;
+    case 'sum':
+      if (t.id === 'int2' || t.id === 'int4') return T.int8;
+      if (t.id === 'int8' || t.id === 'numeric') return T.numeric;
+      if (isFloat(t)) return t;
+      if (t.id === 'interval') throw notSupported('sum(interval)', location);
+      throw sig();
+    case 'avg':
+      if (isInteger(t) || t.id === 'numeric') return T.numeric;
+      if (isFloat(t)) return T.float8;
+      throw sig();
+    case 'bool_and':
+    case 'bool_or':
+      if (t.id !== 'bool') throw sig();
+      return T.bool;
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'var_samp':
+    case 'var_pop':
+      if (isInteger(t) || t.id === 'numeric') return T.numeric;
+      if (isFloat(t)) return T.float8;
+      throw sig();
+    case 'string_agg':
+      return T.text;
+    case 'array_agg':
+      return arrayOf(t);
+    case 'percentile_cont':
+      return T.float8;
+    case 'percentile_disc':
+      return t;
+    case 'min':
+    case 'max':
+      if (t.id === 'bool' || t.id === 'jsonb' || t.id === 'uuid') throw sig();
+      return t;
+    default:
+      return unreachable(fn);
+  }
+}
+
+export function checkCast(from: PgType, to: PgType, location?: number): void {
+  const cf = categoryOf(from);
+  const ct = categoryOf(to);
+  // Text converts to and from every type through the types' text I/O (PostgreSQL's I/O casts).
+  if (cf === 'string' || ct === 'string') return;
+  if (cf === ct && (cf !== 'other' || from.id === to.id)) return;
+  // pg_cast has these, paxd does not evaluate them; every other pair has no cast (42846).
+  if ((cf === 'bool' && to.id === 'int4') || (from.id === 'int4' && ct === 'bool')) return;
+  const exists = from.id === 'jsonb' && (ct === 'numeric' || ct === 'bool');
+  if (exists) throw notSupported(`cast from ${pgDisplayName(from)} to ${pgDisplayName(to)}`, location);
+  throw new SqlError('invalid_input', SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(from)} to ${pgDisplayName(to)}`, positionOf(location));
+}
+
+export function engineTypeFor(t: PgType): PgType {
+  return engineType(t);
+}
+
+/** Tables named by `'name'::regclass` casts, resolved before binding (the binder has no catalog access). */
+export const regclassTables = new WeakMap<AstFields, Table>();
+
+/** Expressions that stand for a regclass (the table's name, as text), by table. */
+export const regclassExprs = new WeakMap<Expr, Table>();
+
+/** ctid columns (tid text), for the comparisons they allow. */
+export const ctidExprs = new WeakSet<Expr>();
+
+export function isRegclass(typeName: AstFields): boolean {
+  const names = (typeName.names as AstNode[]).map(str);
+  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog');
+}
+
+/** Finds `'…'::regclass` casts of string literals in a statement and opens their tables (42P01 if missing). */
+export async function resolveRegclasses(db: Database, s: AstFields): Promise<void> {
+  const found: AstFields[] = [];
+  const visit = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) return x.forEach(visit);
+    const o = x as Record<string, unknown>;
+    const tc = o['TypeCast'] as AstFields | undefined;
+    if (tc !== undefined && isRegclass(tc.typeName as AstFields)) found.push(tc);
+    for (const v of Object.values(o)) visit(v);
+  };
+  visit(s);
+  for (const tc of found) {
+    const arg = tc.arg as AstNode;
+    if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) throw notSupported('regclass casts of anything but a string literal', tc.location as number);
+    const text = (fieldsOf(arg).sval.sval as string | undefined) ?? '';
+    regclassTables.set(tc, await openTable(db, relationName(text, tc.location as number), tc.location as number));
+  }
+}
+
+/** The table a regclass literal names: `t`, `public.t`, `"T"`; another schema is 42P01. */
+export function relationName(text: string, location: number): string {
+  const parts = text.trim().match(/("([^"]|"")*"|[^."]+)/g) ?? [];
+  const names = parts.map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()));
+  if (names.length === 2 && names[0] === 'public') return names[1]!;
+  if (names.length === 1) return names[0]!;
+  throw undefinedTable(text, location);
+}
+
+export function typeOf(typeName: AstFields): PgType {
+  const tn = typeName as AstFields;
+  if (tn.arrayBounds !== undefined) throw notSupported('array types', tn.location);
+  const names = (tn.names as AstNode[]).map(str).filter((s) => s !== 'pg_catalog');
+  const mods = ((tn.typmods ?? []) as AstNode[]).map((m) => {
+    const c = fieldsOf(m);
+    return (c.ival?.ival as number | undefined) ?? 0;
+  });
+  const name = names.join('.') + (mods.length > 0 ? `(${mods.join(',')})` : '');
+  if (/^(interval|time|timetz)\b/.test(name)) throw notSupported(`type ${names.join('.')}`, tn.location);
+  try {
+    return parseTypeName(name);
+  } catch (e) {
+    // An unknown name is 42704 naming it as written; a bad typmod (22023) or a type paxd lacks
+    // (0A000: timestamp(3), time) keeps its own code.
+    if (e instanceof PaxdError && (e.code === SQLSTATE.undefined_object || e.code === SQLSTATE.syntax_error))
+      throw new SqlError('not_found', SQLSTATE.undefined_object, `type "${names.join('.')}" does not exist`, positionOf(tn.location));
+    if (e instanceof PaxdError && e.position === undefined) throw new SqlError(e.kind, e.code, e.message, positionOf(tn.location));
+    throw e;
+  }
+}
+
+/**
+ * ORDER BY a jsonb value would need jsonb's own ordering (objects > arrays > booleans >
+ * numbers > strings, numbers by value), not the normalized text's bytes: 0A000 rather than
+ * another order than PostgreSQL's.
+ */
+export function checkSortable(type: PgType, location: number | undefined): void {
+  if (type.id === 'jsonb') throw notSupported('ORDER BY of jsonb', location);
+}

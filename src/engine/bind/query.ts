@@ -1,0 +1,308 @@
+/**
+ * Binding a query, recursively: FROM items (tables, subqueries in FROM, joins), the
+ * subqueries of its expressions (bound as queries of their own, for InitPlans), correlated
+ * [NOT] EXISTS by equalities as semi- and anti-joins, and UNION [ALL]. Nothing runs here.
+ */
+import type { Database } from '../../table/index.js';
+import { type Field, type PaxdError, SQLSTATE, pgDisplayName, isPaxdError } from '../../types/index.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from '../parse.js';
+import { commonType } from '../types.js';
+import { datatypeMismatch, notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
+import { type BoundQuery, type BoundSelect, type BoundSetOp, type Leaf, queryFields } from '../ir.js';
+import { recordBind } from '../counters.js';
+import { openTable, resolveRegclasses, checkSortable } from './catalog.js';
+import { queryUnknown } from './literals.js';
+import { astConjuncts, andOf, statementName, lockingName, lockingAllowed, lockedRelsExist } from './ast.js';
+import { type RawFrom, JOIN_TYPES } from './scope.js';
+import { Binder } from './select.js';
+
+/** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
+export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
+  const q = await bindQuery(db, stmt);
+  if (q.kind === 'union') throw notSupported('UNION here');
+  if (q.kind === 'join-select') throw notSupported('joins and subqueries in FROM here');
+  return q.select;
+}
+
+/**
+ * Any SELECT: over one table (a BoundSelect), over joins and subqueries in FROM (a
+ * BoundJoinSelect), or UNION [ALL] of SELECTs (a BoundSetOp).
+ */
+export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery> {
+  recordBind();
+  const kind = kindOf(stmt);
+  if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
+  const s = fieldsOf(stmt);
+  if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
+  if (s.valuesLists !== undefined) throw notSupported('VALUES');
+  if (s.withClause !== undefined) throw notSupported('WITH');
+  if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
+  if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
+  if (s.windowClause !== undefined) throw notSupported('WINDOW');
+  // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
+  // and a conflicting write is detected when the writer commits (docs/WIRE.md "Transactions").
+  if (s.lockingClause !== undefined) lockingAllowed(s);
+  await resolveRegclasses(db, s);
+  const from: AstNode[] = s.fromClause ?? [];
+  const leaves: Leaf[] = [];
+  let raw: RawFrom | null = null;
+  if (from.length === 0) {
+    leaves.push(Object.freeze({ alias: '', fields: [], source: Object.freeze({ kind: 'one-row' }) }));
+    raw = { kind: 'leaf', leaf: 0 };
+  }
+  for (const item of from) {
+    const r = await rawFrom(db, item, leaves);
+    raw = raw === null ? r : { kind: 'join', type: 'cross', left: raw, right: r, on: null, using: null, natural: false };
+  }
+  if (s.lockingClause !== undefined) lockedRelsExist(s, leaves);
+  const exists = await existsJoins(db, s, leaves, raw!);
+  const s1 = exists?.s ?? s;
+  const subQueries = await bindSubLinks(db, s1, leaves);
+  const binder = new Binder(leaves, subQueries, whereConjunctLinks(s1));
+  if (exists !== null) {
+    const fromNode = binder.bindFrom(exists.raw);
+    const core = binder.select(exists.s);
+    return Object.freeze({ kind: 'join-select', leaves, columns: binder.slotColumns, from: fromNode, ...core });
+  }
+  if (raw!.kind === 'leaf' && leaves[0]!.source.kind === 'table') {
+    const table = leaves[0]!.source.table;
+    const core = binder.select(s);
+    return { kind: 'select', select: Object.freeze({ table, columns: binder.readColumns, ...core }) };
+  }
+  const fromNode = binder.bindFrom(raw!);
+  const core = binder.select(s);
+  return Object.freeze({ kind: 'join-select', leaves, columns: binder.slotColumns, from: fromNode, ...core });
+}
+
+/**
+ * UNION [ALL] (PostgreSQL 15 docs 7.4): each output column's type is the common type of the
+ * two sides' (10.5; unknown literals take it, all-unknown is text), names come from the left.
+ * ORDER BY may name output columns or positions only, as in PostgreSQL.
+ */
+export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
+  if (s.op !== 'SETOP_UNION') throw notSupported(s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : 'EXCEPT');
+  if (s.withClause !== undefined) throw notSupported('WITH');
+  if (s.lockingClause !== undefined) throw new SqlError('unsupported', SQLSTATE.feature_not_supported, `${lockingName(s)} is not allowed with UNION/INTERSECT/EXCEPT`);
+  if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
+  const left = await bindQuery(db, { SelectStmt: s.larg as AstFields });
+  const right = await bindQuery(db, { SelectStmt: s.rarg as AstFields });
+  const lf = queryFields(left);
+  const rf = queryFields(right);
+  if (lf.length !== rf.length) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'each UNION query must have the same number of columns', positionOf(locationOf((s.rarg.targetList as AstNode[] | undefined)?.[0] ?? { x: {} })));
+  const lu = queryUnknown(left);
+  const ru = queryUnknown(right);
+  const fields = lf.map((f, i) => {
+    const typed = [...(lu[i] ? [] : [f.type]), ...(ru[i] ? [] : [rf[i]!.type])];
+    const type = commonType(typed);
+    if (type === null || (type.id === 'timestamptz' && typed.some((t) => t.id !== 'timestamptz'))) {
+      if (type !== null) throw notSupported('UNION mixing timestamptz with other types');
+      const rt = (s.rarg.targetList as AstNode[] | undefined)?.[i];
+      throw datatypeMismatch(`UNION types ${pgDisplayName(f.type)} and ${pgDisplayName(rf[i]!.type)} cannot be matched`, rt === undefined ? undefined : locationOf(fieldsOf(rt).val));
+    }
+    return Object.freeze({ name: f.name, type });
+  });
+  const orderBy = ((s.sortClause ?? []) as AstNode[]).map((o) => {
+    const b = fieldsOf(o);
+    if (b.useOp !== undefined) throw notSupported('ORDER BY … USING');
+    const desc = b.sortby_dir === 'SORTBY_DESC';
+    const nullsFirst = b.sortby_nulls === 'SORTBY_NULLS_FIRST' ? true : b.sortby_nulls === 'SORTBY_NULLS_LAST' ? false : desc;
+    const node = b.node as AstNode;
+    let index = -1;
+    if (kindOf(node) === 'A_Const' && fieldsOf(node).ival !== undefined) {
+      const n = (fieldsOf(node).ival.ival as number | undefined) ?? 0;
+      if (n < 1 || n > fields.length) throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `ORDER BY position ${n} is not in select list`, positionOf(locationOf(node)));
+      index = n - 1;
+    } else if (kindOf(node) === 'ColumnRef' && fieldsOf(node).fields.length === 1 && kindOf(fieldsOf(node).fields[0]) === 'String') {
+      const name = str(fieldsOf(node).fields[0]);
+      const hits = fields.flatMap((f, i) => (f.name === name ? [i] : []));
+      if (hits.length > 1) throw new SqlError('invalid_input', SQLSTATE.ambiguous_column, `ORDER BY "${name}" is ambiguous`, positionOf(locationOf(node)));
+      if (hits.length === 0) throw undefinedColumn(name, locationOf(node));
+      index = hits[0]!;
+    } else throw notSupported('ORDER BY of a UNION on an expression (only result column names or positions)', locationOf(node));
+    checkSortable(fields[index]!.type, locationOf(node));
+    return Object.freeze({ index, desc, nullsFirst });
+  });
+  const b = new Binder([]);
+  return Object.freeze({
+    kind: 'union',
+    all: s.all === true,
+    left,
+    right,
+    fields,
+    orderBy,
+    limit: s.limitCount === undefined ? null : b.rowCount(s.limitCount, 'LIMIT'),
+    offset: s.limitOffset === undefined ? 0 : (b.rowCount(s.limitOffset, 'OFFSET') ?? 0),
+  });
+}
+
+/**
+ * Finds the subqueries in the expressions of a SELECT (not those of its FROM subqueries or
+ * UNION sides, which bind on their own; not those nested in another subquery) and binds each
+ * as a query of its own: they are uncorrelated, so each has one result per execution
+ * (PostgreSQL's InitPlans, ./ir.ts `InitPlan`), which the executor computes. A subquery that
+ * names an outer column is correlated: 0A000.
+ */
+export async function bindSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]): Promise<Map<AstFields, BoundQuery> | null> {
+  const found: AstFields[] = [];
+  const visit = (x: unknown, key: string): void => {
+    if (x === null || typeof x !== 'object' || key === 'subquery' || key === 'larg' || key === 'rarg') return;
+    if (Array.isArray(x)) return x.forEach((v) => visit(v, ''));
+    const o = x as Record<string, unknown>;
+    const sl = o['SubLink'] as AstFields | undefined;
+    if (sl !== undefined) {
+      found.push(sl);
+      visit(sl.testexpr, '');
+      return;
+    }
+    for (const [k, v] of Object.entries(o)) visit(v, k);
+  };
+  visit(s, '');
+  if (found.length === 0) return null;
+  const out = new Map<AstFields, BoundQuery>();
+  for (const sl of found) {
+    try {
+      out.set(sl, await bindQuery(db, sl.subselect as AstNode));
+    } catch (e) {
+      if (isPaxdError(e) && isOuterReference(e, leaves)) throw notSupported('correlated subqueries', sl.location);
+      throw e;
+    }
+  }
+  return out;
+}
+
+/** The SubLinks that are whole conjuncts of the WHERE clause (where NULL counts as false). */
+export function whereConjunctLinks(s: AstFields): ReadonlySet<AstFields> {
+  if (s.whereClause === undefined) return new Set();
+  return new Set(astConjuncts(s.whereClause as AstNode).flatMap((c) => (kindOf(c) === 'SubLink' ? [fieldsOf(c)] : [])));
+}
+
+/**
+ * Correlated [NOT] EXISTS in a WHERE conjunct, correlated by equalities `inner = outer` only
+ * (TPC-H Q4, Q22): a semi- (anti-) join with the subquery reduced to its other conditions,
+ * outputting the inner side of each equality. Others stay for runSubLinks (uncorrelated ones
+ * run once; other correlations are 0A000). Returns the new FROM tree and the SELECT without
+ * those conjuncts, or null when there are none.
+ */
+export async function existsJoins(db: Database, s: AstFields, leaves: Leaf[], raw: RawFrom): Promise<{ raw: RawFrom; s: AstFields } | null> {
+  if (s.whereClause === undefined) return null;
+  const rest: AstNode[] = [];
+  let tree = raw;
+  for (const c of astConjuncts(s.whereClause as AstNode)) {
+    const negated = kindOf(c) === 'BoolExpr' && fieldsOf(c).boolop === 'NOT_EXPR';
+    const node = negated ? (fieldsOf(c).args as AstNode[])[0]! : c;
+    const sl = kindOf(node) === 'SubLink' && fieldsOf(node).subLinkType === 'EXISTS_SUBLINK' ? fieldsOf(node) : null;
+    const sub = sl === null ? null : fieldsOf(sl.subselect as AstNode);
+    const simple = sub !== null && (sub.op === undefined || sub.op === 'SETOP_NONE') && sub.fromClause !== undefined && sub.whereClause !== undefined;
+    if (sl === null || sub === null || !simple || sub.groupClause !== undefined || sub.havingClause !== undefined || sub.limitCount !== undefined || sub.withClause !== undefined || sub.distinctClause !== undefined) {
+      rest.push(c);
+      continue;
+    }
+    const inner: Leaf[] = [];
+    for (const item of sub.fromClause as AstNode[]) await rawFrom(db, item, inner);
+    const classify = (ref: AstFields): 'inner' | 'outer' => {
+      const parts = (ref.fields as AstNode[]).map((f) => (kindOf(f) === 'A_Star' ? '*' : str(f)));
+      if (parts.length === 2) return inner.some((l) => l.alias === parts[0]) || !leaves.some((l) => l.alias === parts[0]) ? 'inner' : 'outer';
+      return inner.some((l) => l.fields.some((f) => f.name === parts[0])) || !leaves.some((l) => l.fields.some((f) => f.name === parts[0])) ? 'inner' : 'outer';
+    };
+    const classes = (x: unknown, out = new Set<string>()): Set<string> => {
+      if (x === null || typeof x !== 'object') return out;
+      if (Array.isArray(x)) {
+        for (const v of x) classes(v, out);
+        return out;
+      }
+      const o = x as Record<string, unknown>;
+      if (o['ColumnRef'] !== undefined) out.add(classify(o['ColumnRef'] as AstFields));
+      else for (const v of Object.values(o)) classes(v, out);
+      return out;
+    };
+    const keep: AstNode[] = [];
+    const pairs: { inner: AstNode; outer: AstNode }[] = [];
+    let ok = true;
+    for (const w of astConjuncts(sub.whereClause as AstNode)) {
+      if (!classes(w).has('outer')) {
+        keep.push(w);
+        continue;
+      }
+      const a = fieldsOf(w);
+      const isEq = kindOf(w) === 'A_Expr' && a.kind === 'AEXPR_OP' && (a.name as AstNode[]).map(str).join('.') === '=';
+      const only = (x: AstNode, cls: string) => {
+        const cs = classes(x);
+        return cs.size === 1 && cs.has(cls);
+      };
+      if (isEq && only(a.lexpr, 'inner') && only(a.rexpr, 'outer')) pairs.push({ inner: a.lexpr, outer: a.rexpr });
+      else if (isEq && only(a.lexpr, 'outer') && only(a.rexpr, 'inner')) pairs.push({ inner: a.rexpr, outer: a.lexpr });
+      else ok = false;
+    }
+    if (!ok || pairs.length === 0) {
+      rest.push(c);
+      continue;
+    }
+    const reduced: Record<string, unknown> = { ...sub, targetList: pairs.map((p) => ({ ResTarget: { val: p.inner, location: -1 } })) };
+    const w = andOf(keep, fieldsOf(sub.whereClause as AstNode).location);
+    if (w === undefined) delete reduced['whereClause'];
+    else reduced['whereClause'] = w;
+    const query = await bindQuery(db, { SelectStmt: reduced });
+    const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
+    leaves.push(Object.freeze({ alias: negated ? 'NOT_EXISTS_subquery' : 'EXISTS_subquery', hidden: true, fields, source: Object.freeze({ kind: 'subquery', query }) }));
+    tree = { kind: 'join', type: negated ? 'anti' : 'semi', left: tree, right: { kind: 'leaf', leaf: leaves.length - 1 }, on: null, using: null, natural: false, location: sl.location as number, existsKeys: pairs.map((p) => p.outer) };
+  }
+  if (tree === raw) return null;
+  const s2: Record<string, unknown> = { ...s };
+  const w = andOf(rest, fieldsOf(s.whereClause as AstNode).location);
+  if (w === undefined) delete s2['whereClause'];
+  else s2['whereClause'] = w;
+  return { raw: tree, s: s2 };
+}
+
+/** True when a name error inside a subquery names a column or table of the outer query. */
+export function isOuterReference(e: PaxdError, leaves: readonly Leaf[]): boolean {
+  if (e.code !== SQLSTATE.undefined_column && e.code !== SQLSTATE.undefined_table) return false;
+  const m = /^column "?([^".]+)"? does not exist$|^column ([^ .]+)\.([^ ]+) does not exist$|^missing FROM-clause entry for table "([^"]+)"$/.exec(e.message);
+  if (m === null) return false;
+  if (m[1] !== undefined) return leaves.some((l) => l.fields.some((f) => f.name === m[1]));
+  if (m[2] !== undefined) return leaves.some((l) => l.alias === m[2]);
+  return leaves.some((l) => l.alias === m[4]);
+}
+
+export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Promise<RawFrom> {
+  const n = fieldsOf(node);
+  switch (kindOf(node)) {
+    case 'RangeVar': {
+      if (n.catalogname !== undefined || (n.schemaname !== undefined && n.schemaname !== 'public')) throw notSupported('qualified names with schema or database', n.location);
+      const table = await openTable(db, n.relname as string, n.location as number);
+      return addLeaf(leaves, n.alias, table.name, table.fields, { kind: 'table', table }, n.location);
+    }
+    case 'RangeSubselect': {
+      if (n.lateral === true) throw notSupported('LATERAL');
+      if (n.alias === undefined) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery in FROM must have an alias', positionOf(locationOf(n.subquery)));
+      const query = await bindQuery(db, n.subquery);
+      const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
+      return addLeaf(leaves, n.alias, '', fields, { kind: 'subquery', query }, undefined);
+    }
+    case 'JoinExpr': {
+      if (n.alias !== undefined || n.join_using_alias !== undefined) throw notSupported('an alias on a join');
+      const type = JOIN_TYPES[n.jointype as string];
+      if (type === undefined) throw notSupported(`join type ${String(n.jointype)}`);
+      const left = await rawFrom(db, n.larg, leaves);
+      const right = await rawFrom(db, n.rarg, leaves);
+      const using = n.usingClause === undefined ? null : (n.usingClause as AstNode[]).map(str);
+      const natural = n.isNatural === true;
+      const keyed = n.quals !== undefined || using !== null || natural;
+      const location = locationOf(n.larg);
+      return { kind: 'join', type: type === 'inner' && !keyed ? 'cross' : type, left, right, on: (n.quals as AstNode | undefined) ?? null, using, natural, ...(location === undefined ? {} : { location }) };
+    }
+    default:
+      throw notSupported(`${kindOf(node).replace(/^Range/, '')} in FROM`, n.location);
+  }
+}
+
+/** A leaf under its alias (column aliases rename its first columns); 42712 when the name is taken. */
+export function addLeaf(leaves: Leaf[], alias: AstFields | undefined, name: string, fields: readonly Field[], source: Leaf['source'], location: number | undefined): RawFrom {
+  const ref = (alias?.aliasname as string | undefined) ?? name;
+  const colnames = ((alias?.colnames ?? []) as AstNode[]).map(str);
+  if (colnames.length > fields.length)
+    throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `table "${ref}" has ${fields.length} columns available but ${colnames.length} columns specified`, positionOf(location));
+  if (leaves.some((l) => l.alias === ref)) throw new SqlError('invalid_input', SQLSTATE.duplicate_alias, `table name "${ref}" specified more than once`, positionOf(location));
+  leaves.push(Object.freeze({ alias: ref, fields: fields.map((f, i) => (i < colnames.length ? { ...f, name: colnames[i]! } : f)), source }));
+  return { kind: 'leaf', leaf: leaves.length - 1 };
+}
