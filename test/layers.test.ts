@@ -60,7 +60,8 @@ test('the real tree passes npm run layers; the only known violations are cycles'
   const r = cruise(ROOT, args.slice(4));
   assert.is(r.status, 0, r.stdout + r.stderr);
   const known = JSON.parse(readFileSync(resolve(ROOT, '.dependency-cruiser-known-violations.json'), 'utf8')) as Violation[];
-  assert.equal([...new Set(known.map((v) => v.rule.name))], ['no-cycle']);
+  // None are left today (the engine's and pgwire/session's cycles are gone); any that come back may only be cycles.
+  assert.equal(known.filter((v) => v.rule.name !== 'no-cycle'), []);
 });
 
 test.run();
