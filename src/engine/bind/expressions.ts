@@ -29,11 +29,33 @@ export abstract class ExprBinder extends OperatorBinder {
    * of its values, so the comparison is typed here, once, against a placeholder row value.
    */
   protected subLink(n: AstFields, mode: Mode): Expr {
+    // A SubLink bound again (a target matched against its GROUP BY key, ORDER BY 1) is the same
+    // InitPlan, so the two bindings are one expression and the subquery runs once. ANY/ALL
+    // compare a value of the outer row, whose slot depends on the mode: reused in scalar mode
+    // only. In GROUP BY matching, equal SubLinks written twice (`SELECT x IN (…) … GROUP BY
+    // x IN (…)`) are one as well, as PostgreSQL matches equal expressions there: keyed by the
+    // node without its locations. Elsewhere two written subqueries stay two InitPlans (each
+    // `(SELECT random())` is its own value).
+    const kind = n.subLinkType as string;
+    if ((kind === 'ANY_SUBLINK' || kind === 'ALL_SUBLINK') && mode.kind !== 'scalar') return this.newInitPlan(n, kind, mode);
+    const byText = mode.kind === 'scalar' && mode.clause === 'GROUP BY' ? JSON.stringify(n, (k, v) => (k === 'location' ? undefined : v)) : null;
+    const known = byText !== null ? this.linksByText.get(byText) : this.linksByNode.get(n);
+    if (known !== undefined) return known;
+    const e = this.newInitPlan(n, kind, mode);
+    if (byText !== null) this.linksByText.set(byText, e);
+    this.linksByNode.set(n, e);
+    return e;
+  }
+
+  /** The SubLinks bound so far, by node and (GROUP BY matching) by their text without locations. */
+  private readonly linksByNode = new Map<AstFields, Expr>();
+  private readonly linksByText = new Map<string, Expr>();
+
+  private newInitPlan(n: AstFields, kind: string, mode: Mode): Expr {
     const query = this.subQueries?.get(n);
     if (query === undefined) throw notSupported('subqueries in this clause', n.location);
     const fields = queryFields(query);
     const id = this.initPlans.length;
-    const kind = n.subLinkType as string;
     if (kind === 'EXISTS_SUBLINK') {
       this.initPlans.push(Object.freeze({ kind: 'exists', id, query }));
       return E.subquery(id, BOOL);
