@@ -35,6 +35,9 @@
  *   const store = S3Store.fromUri('s3://my-bucket/warehouse');
  *   await store.putIfAbsent('t/_snapshots/00000000000000000001.snap', bytes); // true
  *   await store.read('t/_snapshots/00000000000000000001.snap', 0, 4);         // "PXSN"
+ *
+ * One concept in one file (over 600 lines): the Store contract over S3's HTTP API (signing,
+ * retries, conditional writes, ranged reads, listing); its parts share the request path.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -23,6 +23,9 @@
  * argument; UTC when none is given). Other words (month names, 'now', 'today') fail with
  * 0A000 because PostgreSQL might accept them. Dates use PostgreSQL's integer Julian day arithmetic
  * (proleptic Gregorian; year 0 is 1 BC).
+ *
+ * One concept in one file (over 600 lines): the calendar, the input and the output of dates
+ * and timestamps share the Julian-day arithmetic and the limits; every layer imports them here.
  */
 import { type PaxdError, SQLSTATE, unreachable, unsupported } from './errors.js';
 import { I64_MAX, I64_MIN, err, isAlpha, isDigit, isSpace, skipSpace } from './text/scan.js';

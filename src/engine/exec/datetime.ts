@@ -15,6 +15,9 @@
  *   SET TimeZone = 'Europe/Berlin';
  *   date_trunc('day', timestamptz '2024-03-31 12:00+02')  // 2024-03-31 00:00:00+01
  *   timestamptz '2024-03-30 12:00+01' + interval '1 day'   // 2024-03-31 12:00:00+02 (23 h later)
+ *
+ * One concept in one file (over 600 lines): the engine's date/time kernels, which share the
+ * field splitting and the month/day arithmetic of PostgreSQL's timestamp.c.
  */
 import { type PgType, type TimeZone, type Value, SQLSTATE, UTC, unreachable, type DateUnit, DATE_END_JD, DATEVAL_NOBEGIN, DATEVAL_NOEND, TS_END_US, TS_MIN_US, TS_NOBEGIN, TS_NOEND, UNIX_EPOCH_JD, date2j, daysInMonth, j2date, j2day, offsetForLocal, unitOf, US_PER_DAY, intervalParts, makeInterval, zoneArgument, formatInterval } from '../../types/index.js';
 import type { DateTimeFn, Expr } from '../expr.js';

@@ -58,6 +58,9 @@
  * across modules, the state would become an object passed around or a second class, and the
  * loops would stop being monomorphic. The type-directed work that does divide by family (the
  * field parsers) lives in ./fields/, one file per family.
+ *
+ * One concept in one file (over 600 lines): one state machine over the block's bytes; its
+ * fast and quoted paths share the record and field arrays and must stay in one hot loop.
  */
 import type { ResolvedCsvOptions } from './options.js';
 

@@ -25,6 +25,9 @@
  * ±infinity dates and timestamps go through formatText. timestamptz prints as the local time
  * in the session's TimeZone (the encoder's `zone`) with that zone's offset at the instant
  * ("+02", "+05:30", "-04:56:02"), as timestamptz_out does.
+ *
+ * One concept in one file (over 600 lines): the measuring and writing loops of every kind are
+ * written out one per kind, so that each stays monomorphic; they share the two-pass frame.
  */
 import { endianness } from 'node:os';
 import { type Batch, type Column, type PgType, type TimeZone, type Value, UTC, DATEVAL_NOBEGIN, DATEVAL_NOEND, UUID_TEXT_LENGTH, byteaTextLength, dateTextLength, digitCount, formatText, getValue, putDigits, timestampTextLength, unreachable, writeByteaText, writeDateText, writeTimestampText, writeUuidText, Kind, kindOf as typeKind } from '../../types/index.js';
