@@ -155,6 +155,8 @@ type Kind = 'string' | 'string?' | 'address' | 'path?' | 'bool' | 'count' | 'fra
  */
 const ms = (key: string): UnitSetting => paxdSetting(key, 'ms');
 const bytes = (key: string): UnitSetting => paxdSetting(key, 'B', 1);
+/** A size whose 0 means "the default computed at start" (the memory caps). */
+const bytesOrAuto = (key: string): UnitSetting => paxdSetting(key, 'B', 0);
 /** PostgreSQL's authentication_timeout: seconds, 1 s to 10 min (guc.c). */
 const AUTHENTICATION_TIMEOUT = paxdSetting('authentication_timeout', 's', 1, 600);
 
@@ -178,8 +180,8 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   vacuum_interval_ms: { kind: 'duration', default: 600_000, unit: ms('vacuum_interval_ms') },
   work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
   statement_timeout: { kind: 'duration', default: 0, unit: STATEMENT_TIMEOUT },
-  statement_mem_limit: { kind: 'bytes', default: 0, unit: bytes('statement_mem_limit') },
-  process_mem_limit: { kind: 'bytes', default: 0, unit: bytes('process_mem_limit') },
+  statement_mem_limit: { kind: 'bytes', default: 0, unit: bytesOrAuto('statement_mem_limit') },
+  process_mem_limit: { kind: 'bytes', default: 0, unit: bytesOrAuto('process_mem_limit') },
   max_connections: { kind: 'count', default: 100, flag: '--max-connections' },
   max_body_bytes: { kind: 'bytes', default: 1024 * 1024 * 1024, unit: bytes('max_body_bytes') },
   max_inflight_body_bytes: { kind: 'bytes', default: 256 * 1024 * 1024, unit: bytes('max_inflight_body_bytes') },
