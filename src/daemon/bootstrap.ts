@@ -98,14 +98,19 @@ async function writeExclusive(path: string, text: string): Promise<boolean> {
   return true;
 }
 
-async function readPassword(path: string): Promise<string | null> {
-  let text: string;
+/** A state file's text, or null when there is none. */
+async function readStateFile(path: string): Promise<string | null> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw stateError(path, 'read', e);
   }
+}
+
+async function readPassword(path: string): Promise<string | null> {
+  const text = await readStateFile(path);
+  if (text === null) return null;
   const password = text.replace(/\r?\n$/, '');
   if (password === '') throw new PaxdError('usage', SQLSTATE.invalid_parameter_value, `password file ${path} is empty: remove it (and ${USERS_FILE} beside it) to have a new password made`);
   return password;
@@ -113,13 +118,8 @@ async function readPassword(path: string): Promise<string | null> {
 
 /** The bootstrap user's verifier in `path`, or null when there is no such file. */
 async function readUsersFile(path: string): Promise<string | null> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw stateError(path, 'read', e);
-  }
+  const text = await readStateFile(path);
+  if (text === null) return null;
   let v: unknown;
   try {
     v = (JSON.parse(text) as { users?: Record<string, unknown> }).users?.[BOOTSTRAP_USER];
