@@ -69,10 +69,8 @@ export type InitPlan =
   | { readonly kind: 'scalar' | 'exists'; readonly id: number; readonly query: BoundQuery }
   | { readonly kind: 'any' | 'all'; readonly id: number; readonly query: BoundQuery; readonly op: CmpOp; readonly test: Expr; readonly conjunct: boolean };
 
-export interface BoundSelect {
-  readonly table: Table;
-  /** The table's fields the query reads, in slot order. */
-  readonly columns: readonly Field[];
+/** What every SELECT binds to, over one table or over joins: its clauses after FROM. */
+export interface SelectClauses {
   readonly where: Expr | null;
   /** Null when the query does not aggregate; else the keys (maybe none) and the aggregates. */
   readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[] } | null;
@@ -85,6 +83,12 @@ export interface BoundSelect {
   readonly distinct: boolean;
   /** The subqueries of its expressions, run before it (see InitPlan). */
   readonly initPlans: readonly InitPlan[];
+}
+
+export interface BoundSelect extends SelectClauses {
+  readonly table: Table;
+  /** The table's fields the query reads, in slot order. */
+  readonly columns: readonly Field[];
 }
 
 /**
@@ -125,20 +129,11 @@ export type FromNode =
  * `columns` (each slot a field of one leaf); after aggregation, as in BoundSelect, the group
  * keys followed by the aggregates. The other fields mean what they mean in BoundSelect.
  */
-export interface BoundJoinSelect {
+export interface BoundJoinSelect extends SelectClauses {
   readonly kind: 'join-select';
   readonly leaves: readonly Leaf[];
   readonly columns: readonly SlotColumn[];
   readonly from: FromNode;
-  readonly where: Expr | null;
-  readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[] } | null;
-  readonly having: Expr | null;
-  readonly targets: readonly Target[];
-  readonly orderBy: readonly OrderItem[];
-  readonly limit: number | null;
-  readonly offset: number;
-  readonly distinct: boolean;
-  readonly initPlans: readonly InitPlan[];
 }
 
 /** UNION [ALL]: both sides' rows cast to the column types PostgreSQL unifies them to. */

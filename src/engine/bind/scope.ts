@@ -11,7 +11,7 @@ import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js
 import { type CmpOp, type Expr, BOOL, E, exprKey } from '../expr.js';
 import { T, engineType } from '../types.js';
 import { groupingError, notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
-import { type AggCall, type BoundQuery, type BoundSelect, type FromNode, type InitPlan, type JoinType, type Leaf, type SlotColumn, leavesOf } from '../ir.js';
+import { type AggCall, type BoundQuery, type SelectClauses, type FromNode, type InitPlan, type JoinType, type Leaf, type SlotColumn, leavesOf } from '../ir.js';
 import { CTID_FIELD, isCtidField } from '../ctid.js';
 import { ctidExprs } from './catalog.js';
 import { declaredTypes } from './literals.js';
@@ -60,7 +60,7 @@ export function nullableLeaves(raw: RawFrom, out = new Set<number>(), nullable =
 
 export type Mode = { kind: 'scalar'; clause: string } | { kind: 'grouped'; keys: Expr[]; keyNodes: string[]; aggs: AggCall[]; aggKeys: string[] };
 
-export type SelectCore = Omit<BoundSelect, 'table' | 'columns'>;
+export type SelectCore = SelectClauses;
 
 export function ambiguousColumn(name: string, location?: number): SqlError {
   return new SqlError('invalid_input', SQLSTATE.ambiguous_column, `column reference "${name}" is ambiguous`, positionOf(location));
