@@ -31,7 +31,7 @@
  * so those groups are scanned.
  */
 import { averageDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue, type Column, type Value, getValue, compareValues, PaxdError, SQLSTATE, undefinedColumn, undefinedFunction, type Field, type PgType, isDecimal128, pgDisplayName } from '../types/index.js';
-import { type DataFileJson, type ObjectStore, type SnapshotJson, fieldsOf } from '../storage/index.js';
+import { type ObjectStore, type SnapshotJson, fieldsOf, fileCounts } from '../storage/index.js';
 import { type ColumnStats, computeStats, mergeStats } from '../stats/index.js';
 import { MAX_ZONE_ROWS } from '../pax/index.js';
 import { type Predicate, bindPredicate } from './predicate.js';
@@ -105,10 +105,10 @@ export async function aggregate(
     // group is 'none', any other 'all'.
     let rows = 0;
     for (const file of snapshot.files) {
-      const c = liveCounts(file);
+      const c = fileCounts(file);
       rows += c.live;
       stats.groupsSkippedByPredicate += c.empty;
-      stats.groupsTotal += file.groups.length;
+      stats.groupsTotal += c.groups;
     }
     stats.groupsAnsweredFromStats = stats.groupsTotal - stats.groupsSkippedByPredicate;
     return { values: resolved.map((a) => finish(a, rows, null, 0)), types: resolved.map((a) => a.type), stats };
@@ -193,25 +193,6 @@ export async function aggregate(
     }
   }
   return { values: resolved.map((a) => finish(a, rows, a.slot < 0 ? null : totals[a.slot]!, f8[a.slot] ?? 0)), types: resolved.map((a) => a.type), stats };
-}
-
-/**
- * A file's live rows and empty groups. A file entry of a snapshot is never changed (a commit
- * that changes a group makes a new entry, src/storage/delta.ts), so the counts are kept per
- * entry: after a commit only the files it added are counted again.
- */
-const LIVE_COUNTS = new WeakMap<DataFileJson, { live: number; empty: number }>();
-function liveCounts(file: DataFileJson): { live: number; empty: number } {
-  let c = LIVE_COUNTS.get(file);
-  if (c === undefined) {
-    c = { live: 0, empty: 0 };
-    for (const g of file.groups) {
-      if (g.live === 0) c.empty++;
-      else c.live += g.live;
-    }
-    LIVE_COUNTS.set(file, c);
-  }
-  return c;
 }
 
 /** `function sum(boolean) does not exist`, as PostgreSQL says it (42883). */

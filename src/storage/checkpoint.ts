@@ -37,7 +37,8 @@
  */
 import { corruption, type PaxdError } from '../types/index.js';
 import { decodeFrameBytes, encodeFrameBytes, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
-import type { ColumnStatsJson, DataFileJson, GroupJson, SnapshotJson, StatJson } from './snapshot-types.js';
+import { rememberFileCounts } from './file-counts.js';
+import type { AoBlockJson, ColumnStatsJson, DataFileJson, GroupJson, SnapshotJson, StatJson } from './snapshot-types.js';
 
 export const CHECKPOINT_MAGIC = new Uint8Array([0x50, 0x58, 0x43, 0x4b]); // "PXCK"
 export const CHECKPOINT_FRAME: FrameKind = { noun: 'checkpoint', magic: CHECKPOINT_MAGIC };
@@ -336,7 +337,6 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
   }
   // Every group costs at least 9 bytes (rows, live, flags): a count the payload cannot hold is damage, not an allocation.
   if (total * 9 > payload.byteLength - r.at) throw r.bad(`the head counts ${total} groups, more than the ${payload.byteLength - r.at} bytes left can hold`);
-  const groups: GroupJson[] = new Array(total);
   const rows = r.take(4 * total, 'group rows');
   const live = r.take(4 * total, 'group live counts');
   const rv = new DataView(rows.buffer, rows.byteOffset, rows.byteLength);
@@ -378,42 +378,85 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     }
     sections.push({ fieldId, flags, ex, at: new DataView(atBytes.buffer, atBytes.byteOffset, atBytes.byteLength), heap });
   }
-  for (let i = 0; i < total; i++) {
+  interface BlockSection {
+    fieldId: string;
+    present: Uint8Array;
+    /** Payload offset of each present group's record (seg u32, offset f64, length u32). */
+    at: Uint32Array;
+  }
+  const blocks: BlockSection[] = [];
+  const blockFields = r.u32('the block column count');
+  for (let c = 0; c < blockFields; c++) {
+    const fieldId = String(r.u32('a block column field id'));
+    const present = r.take(total, `field ${fieldId}'s block flags`);
+    const at = new Uint32Array(total);
+    for (let i = 0; i < total; i++) {
+      if (present[i] === 0) continue;
+      if (present[i] !== 1 || !(flags[i]! & G_BLOCKS)) throw r.bad(`field ${fieldId} of group ${i} has block flag ${present[i]}`);
+      const what = `field ${fieldId}'s block of group ${i}`;
+      at[i] = r.at;
+      r.u32(what);
+      const offset = r.f64(what);
+      r.u32(what);
+      if (!Number.isSafeInteger(offset) || offset < 0) throw r.bad(`${what} has offset ${offset}`);
+    }
+    blocks.push({ fieldId, present, at });
+  }
+  if (r.at !== payload.byteLength) throw r.bad(`${payload.byteLength - r.at} bytes after the last section`);
+  const pv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  /** Group `i` as a GroupJson (statistics still decoded on first use). */
+  const group = (i: number): GroupJson => {
     const g = lazyGroup(rv.getUint32(4 * i, true), lv.getUint32(4 * i, true), i, sections);
     const d = deleted.get(i);
     if (d !== undefined) g.deleted = d;
     const p = deletesPath.get(i);
     if (p !== undefined) g.deletesPath = p;
-    groups[i] = g;
-  }
-  const blockFields = r.u32('the block column count');
-  for (let c = 0; c < blockFields; c++) {
-    const fieldId = String(r.u32('a block column field id'));
-    const present = r.take(total, `field ${fieldId}'s block flags`);
-    for (let i = 0; i < total; i++) {
-      if (present[i] === 0) continue;
-      if (present[i] !== 1 || !(flags[i]! & G_BLOCKS)) throw r.bad(`field ${fieldId} of group ${i} has block flag ${present[i]}`);
-      const what = `field ${fieldId}'s block of group ${i}`;
-      const seg = r.u32(what);
-      const offset = r.f64(what);
-      const length = r.u32(what);
-      if (!Number.isSafeInteger(offset) || offset < 0) throw r.bad(`${what} has offset ${offset}`);
-      const g = groups[i]!;
-      (g.blocks ??= {})[fieldId] = { seg, offset, length };
+    if (flags[i]! & G_BLOCKS) {
+      const b: Record<string, AoBlockJson> = {};
+      for (const s of blocks) {
+        if (s.present[i] === 0) continue;
+        const at = s.at[i]!;
+        b[s.fieldId] = { seg: pv.getUint32(at, true), offset: pv.getFloat64(at + 4, true), length: pv.getUint32(at + 12, true) };
+      }
+      g.blocks = b;
     }
-  }
-  for (let i = 0; i < total; i++) if (flags[i]! & G_BLOCKS && groups[i]!.blocks === undefined) groups[i]!.blocks = {};
-  if (r.at !== payload.byteLength) throw r.bad(`${payload.byteLength - r.at} bytes after the last section`);
+    return g;
+  };
+  // A file's groups are built when `groups` is first read (an own, enumerable accessor that
+  // then becomes a plain value, as lazyGroup's `columns`): an open builds one object per file,
+  // and count(*) reads the counts registered for ./file-counts.ts instead.
   let next = 0;
   const outFiles = files.map((f) => {
+    const first = next;
     const n = (f as { groups: number }).groups;
-    const file = { ...(f as object), groups: groups.slice(next, next + n) } as DataFileJson;
     next += n;
+    let sum = 0;
+    let empty = 0;
+    for (let i = first; i < first + n; i++) {
+      const l = lv.getUint32(4 * i, true);
+      if (l === 0) empty++;
+      else sum += l;
+    }
+    const file = { ...(f as object) } as DataFileJson;
+    Object.defineProperty(file, 'groups', {
+      enumerable: true,
+      configurable: true,
+      get(): GroupJson[] {
+        const gs: GroupJson[] = new Array(n);
+        for (let k = 0; k < n; k++) gs[k] = group(first + k);
+        Object.defineProperty(this, 'groups', { value: gs, enumerable: true, configurable: true, writable: true });
+        return gs;
+      },
+      set(v: GroupJson[]) {
+        Object.defineProperty(this, 'groups', { value: v, enumerable: true, configurable: true, writable: true });
+      },
+    });
+    rememberFileCounts(file, { groups: n, live: sum, empty });
     return file;
   });
   const state = { ...(head as object), files: outFiles };
   // The head's shape; the groups are well-formed by construction (counts from u32 fields, checked records).
-  const problem = check({ ...(head as object), files: outFiles.map((f) => ({ ...f, groups: [] })) });
+  const problem = check({ ...(head as object), files: files.map((f) => ({ ...(f as object), groups: [] })) });
   if (problem !== null) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: ${problem}`);
   return state as SnapshotJson;
 }

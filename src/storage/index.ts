@@ -49,6 +49,7 @@ export { ROOT_DIR, rootPath, rootIdOf, listRootIds, readRootOrNull, decodeRoot, 
 export { newFileName } from './file-name.js';
 export { CLAIMS_DIR, parseClaimPath, tryClaim, releaseClaim, type Claim } from './claim.js';
 export { verifyState } from './table-state.js';
+export { fileCounts, type FileCounts } from './file-counts.js';
 export { vacuum, referencedPaths, type VacuumOptions, type VacuumResult } from './vacuum.js';
 export { openStore } from './open.js';
 export { DEFAULT_INGESTED_WINDOW, alreadyIngested, findIngested, isAlreadyIngested, sameFile, withIngested } from './ingested.js';

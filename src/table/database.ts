@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
-import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
+import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
 import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
 import { checkTable, type CheckResult } from './check.js';
@@ -343,8 +343,9 @@ function tableInfo(s: SnapshotJson): TableInfo {
   let groups = 0;
   for (const f of s.files) {
     bytes += f.size;
-    groups += f.groups.length;
-    for (const g of f.groups) rows += g.live;
+    const c = fileCounts(f);
+    groups += c.groups;
+    rows += c.live;
   }
   return { name: s.table, rows, bytes, layout: s.layout, snapshot: s.id, files: s.files.length, groups };
 }
