@@ -470,6 +470,7 @@ async function createSnapshotFile(store: ObjectStore, w: TableWrite, p: Pending,
         snapshot: next,
         chain: { base: chain.base, baseBytes: chain.baseBytes, depth: chain.depth + 1, since: chain.since + bytes.byteLength },
         crc: crc32(bytes),
+        ...(p.base.manifests !== undefined ? { manifests: p.base.manifests } : {}),
       };
       built.set(w.table, { on, snapshot: next, state });
       return next;

@@ -60,7 +60,7 @@ const TAG_TRUE = 3;
 const TAG_FALSE = 4;
 
 /** A growable little-endian byte buffer. */
-class Out {
+export class Out {
   private buf = new Uint8Array(1 << 16);
   private view = new DataView(this.buf.buffer);
   length = 0;
@@ -111,17 +111,26 @@ class Out {
   }
 }
 
-const ENC = new TextEncoder();
-const DEC = new TextDecoder('utf-8', { fatal: true });
+export const ENC = new TextEncoder();
+export const DEC = new TextDecoder('utf-8', { fatal: true });
 
 export function encodeCheckpoint(s: SnapshotJson): Uint8Array {
-  const groups: GroupJson[] = [];
   const head = { ...s, files: s.files.map((f) => ({ ...f, groups: f.groups.length })) };
-  for (const f of s.files) for (const g of f.groups) groups.push(g);
   const out = new Out();
   const headBytes = ENC.encode(JSON.stringify(head));
   out.u32(headBytes.byteLength);
   out.bytes(headBytes);
+  encodeGroups(out, s.files);
+  return encodeFrameBytes(CHECKPOINT_FRAME, out.done());
+}
+
+/**
+ * The groups of `files`, in file order, as the typed columns drawn above (everything after
+ * the head): a checkpoint's, and a manifest's (./manifest.ts).
+ */
+export function encodeGroups(out: Out, files: readonly DataFileJson[]): void {
+  const groups: GroupJson[] = [];
+  for (const f of files) for (const g of f.groups) groups.push(g);
   for (const g of groups) out.u32(g.rows);
   for (const g of groups) out.u32(g.live);
   for (const g of groups) out.u8((g.deleted !== undefined ? G_DELETED : 0) | (g.deletesPath !== undefined ? G_DELETES_PATH : 0) | (g.blocks !== undefined ? G_BLOCKS : 0));
@@ -168,7 +177,6 @@ export function encodeCheckpoint(s: SnapshotJson): Uint8Array {
       out.u32(b.length);
     }
   }
-  return encodeFrameBytes(CHECKPOINT_FRAME, out.done());
 }
 
 function statFlags(c: ColumnStatsJson): number {
@@ -197,7 +205,7 @@ function fieldIdsOf(groups: readonly GroupJson[], of: (g: GroupJson) => Record<s
 }
 
 /** A bounds-checked little-endian reader over a checkpoint's payload. */
-class In {
+export class In {
   private readonly view: DataView;
   at = 0;
   constructor(
@@ -205,6 +213,8 @@ class In {
     private readonly path: string,
     /** File offset of bytes[0]. */
     private readonly origin = FRAME_HEADER_BYTES,
+    /** What the file is called in messages. */
+    readonly noun = 'checkpoint',
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
@@ -263,7 +273,7 @@ class In {
     }
   }
   bad(why: string): PaxdError {
-    return corruption(this.path, this.fileOffset(), `checkpoint ${this.path}: ${why}`);
+    return corruption(this.path, this.fileOffset(), `${this.noun} ${this.path}: ${why}`);
   }
   /** The statistics record at `at` (bounds-checked as it is read: XX001 for a bad one). */
   record(at: number, f: number, ex: number, what: string): ColumnStatsJson {
@@ -329,12 +339,29 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
   }
   if (typeof head !== 'object' || head === null || !Array.isArray((head as { files?: unknown }).files)) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: the head has no files array`);
   const files = (head as { files: unknown[] }).files;
+  const outFiles = decodeGroups(r, payload, path, files);
+  const state = { ...(head as object), files: outFiles };
+  // The head's shape; the groups are well-formed by construction (counts from u32 fields, checked records).
+  const problem = check({ ...(head as object), files: files.map((f) => ({ ...(f as object), groups: [] })) });
+  if (problem !== null) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: ${problem}`);
+  return state as SnapshotJson;
+}
+
+/**
+ * The files whose entries (each with its group count in place of its groups) are `files`, with
+ * their groups decoded from the rest of `r`'s payload (encodeGroups): groups built when a file's
+ * `groups` is first read, statistics when a group's `columns` is. Corruption (XX001) for
+ * counts the bytes cannot hold, bad flags or lengths, and trailing bytes.
+ */
+export function decodeGroups(r: In, payload: Uint8Array, path: string, files: readonly unknown[]): DataFileJson[] {
+  const noun = r.noun;
   let total = 0;
   for (const [i, f] of files.entries()) {
     const n = (f as { groups?: unknown } | null)?.groups;
-    if (!Number.isSafeInteger(n) || (n as number) < 0) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: head files[${i}].groups is ${JSON.stringify(n)}, expected a group count`);
+    if (!Number.isSafeInteger(n) || (n as number) < 0) throw r.bad(`files[${i}].groups is ${JSON.stringify(n)}, expected a group count`);
     total += n as number;
   }
+  const headEnd = r.fileOffset();
   // Every group costs at least 9 bytes (rows, live, flags): a count the payload cannot hold is damage, not an allocation.
   if (total * 9 > payload.byteLength - r.at) throw r.bad(`the head counts ${total} groups, more than the ${payload.byteLength - r.at} bytes left can hold`);
   const rows = r.take(4 * total, 'group rows');
@@ -343,7 +370,7 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
   const lv = new DataView(live.buffer, live.byteOffset, live.byteLength);
   const flags = r.take(total, 'group flags');
   for (let i = 0; i < total; i++) {
-    if (flags[i]! & ~(G_DELETED | G_DELETES_PATH | G_BLOCKS)) throw corruption(path, FRAME_HEADER_BYTES + 4 + headLength + 8 * total + i, `checkpoint ${path}: group ${i} has flags ${flags[i]}`);
+    if (flags[i]! & ~(G_DELETED | G_DELETES_PATH | G_BLOCKS)) throw corruption(path, headEnd + 8 * total + i, `${noun} ${path}: group ${i} has flags ${flags[i]}`);
   }
   const deleted = new Map<number, number[]>();
   const deletesPath = new Map<number, string>();
@@ -371,7 +398,7 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     const heapLength = r.u32(`field ${fieldId}'s record bytes`);
     const atBytes = r.take(4 * total, `field ${fieldId}'s record offsets`);
     const base = r.at;
-    const heap = new In(r.take(heapLength, `field ${fieldId}'s records`), path, FRAME_HEADER_BYTES + base);
+    const heap = new In(r.take(heapLength, `field ${fieldId}'s records`), path, FRAME_HEADER_BYTES + base, r.noun);
     for (let i = 0; i < total; i++) {
       const f = flags[i]!;
       if (f !== 0 && (!(f & S_PRESENT) || f > 127)) throw r.bad(`field ${fieldId} of group ${i} has statistics flags ${f}`);
@@ -454,9 +481,5 @@ export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unk
     rememberFileCounts(file, { groups: n, live: sum, empty });
     return file;
   });
-  const state = { ...(head as object), files: outFiles };
-  // The head's shape; the groups are well-formed by construction (counts from u32 fields, checked records).
-  const problem = check({ ...(head as object), files: files.map((f) => ({ ...(f as object), groups: [] })) });
-  if (problem !== null) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: ${problem}`);
-  return state as SnapshotJson;
+  return outFiles;
 }

@@ -176,7 +176,11 @@ function diffIngested(was: readonly IngestedFileJson[], now: readonly IngestedFi
 export function applyDelta(on: SnapshotJson, d: DeltaJson, path: string): SnapshotJson {
   const bad = (why: string): Error => corruption(path, FRAME_HEADER_BYTES, `delta ${path}: ${why}`);
   let files = on.files;
-  if (d.add !== undefined || d.remove !== undefined || d.groups !== undefined || d.order !== undefined) {
+  if (d.add !== undefined && d.remove === undefined && d.groups === undefined && d.order === undefined) {
+    // An append (the common delta): no set of the paths before it, so that applying a chain of
+    // appends costs what they add, not the table's file count each (issue #20, ao_column).
+    files = on.files.concat(d.add);
+  } else if (d.add !== undefined || d.remove !== undefined || d.groups !== undefined || d.order !== undefined) {
     const removed = new Set(d.remove ?? []);
     const changed = new Map((d.groups ?? []).map((g) => [g.path, g.set]));
     const out: DataFileJson[] = [];

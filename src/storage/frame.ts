@@ -23,6 +23,8 @@ const OFF_MAGIC = 0;
 const OFF_VERSION = 4;
 const OFF_LENGTH = 8;
 const OFF_PAYLOAD_CRC = 12;
+/** Where a frame's header holds the crc32 of its payload. */
+export const FRAME_PAYLOAD_CRC_OFFSET = OFF_PAYLOAD_CRC;
 const OFF_HEADER_CRC = 16;
 export const FRAME_HEADER_BYTES = 20;
 

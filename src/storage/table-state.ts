@@ -19,6 +19,7 @@ import { corruption, isPaxdError, PaxdError } from '../types/index.js';
 import { crc32 } from './checksum.js';
 import { CHECKPOINT_FRAME, CHECKPOINT_SUFFIX, decodeCheckpoint, encodeCheckpoint } from './checkpoint.js';
 import { applyDelta, decodeDelta, DELTA_FRAME, type DeltaJson, emptyState } from './delta.js';
+import { decodeManifest, decodeManifestList, encodeManifest, encodeManifestList, MANIFEST_LIST_FRAME, manifestPath, type ManifestRef, type ManifestUse, payloadCrcOf, planManifests } from './manifest.js';
 import { type FrameKind, hasMagic } from './frame.js';
 import { readHint, writeHint } from './hint.js';
 import { decodeSnapshot, SNAPSHOT_HEADER_BYTES, snapshotPath, snapshotShapeProblem } from './snapshot.js';
@@ -26,13 +27,16 @@ import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
 
 /**
- * A checkpoint is written after a commit once the deltas since the last one hold at least
- * this many bytes and half the checkpoint's size (so checkpoint bytes per commit stay below
- * twice the delta bytes, whatever the table's size) …
+ * A checkpoint is written after a commit once the deltas since the last one hold this many
+ * bytes …
  */
 export const CHECKPOINT_MIN_DELTA_BYTES = 64 * 1024;
-/** … or once this many deltas follow it (an open reads at most this many). */
-export const CHECKPOINT_MAX_DEPTH = 1000;
+/**
+ * … or once this many deltas follow it (an open reads at most this many). A checkpoint writes
+ * only the manifests that changed (./manifest.ts), so its cost follows the deltas since the
+ * last one, not the table's size.
+ */
+export const CHECKPOINT_MAX_DEPTH = 64;
 /** Deltas read at once when an open walks a chain. */
 const READ_CONCURRENCY = 32;
 
@@ -53,6 +57,11 @@ export interface TableState {
   chain: Chain;
   /** crc32 of the file `_snapshots/N.snap`, so a commit can check it is still what was read. */
   crc: number;
+  /**
+   * The manifests of the chain's base checkpoint (./manifest.ts), with the file entries they
+   * hold: the next checkpoint names again those whose files are unchanged.
+   */
+  manifests?: readonly ManifestUse[];
 }
 
 /** `t/_snapshots/00000000000000000007.ckpt` */
@@ -134,9 +143,9 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
     const ck = await readCheckpointOrNull(store, table, id, crc32(bytes));
     if (ck !== null) {
       opts.used?.add(path);
-      opts.used?.add(checkpointPath(table, id));
-      if (opts.fresh !== true) rememberState(store, ck);
-      return ck;
+      const s = used(ck, opts);
+      if (opts.fresh !== true) rememberState(store, s);
+      return s;
     }
   }
   const top = decodeLogFile(bytes, path, table, id);
@@ -146,9 +155,9 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
   if (top.kind === 'delta' && hint === id) {
     const ck = await readCheckpointOrNull(store, table, id, top.crc);
     if (ck !== null && (ck.snapshot.incarnation ?? 1) === (top.delta.incarnation ?? 1)) {
-      opts.used?.add(checkpointPath(table, id));
-      if (opts.fresh !== true) rememberState(store, ck);
-      return ck;
+      const s = used(ck, opts);
+      if (opts.fresh !== true) rememberState(store, s);
+      return s;
     }
   }
   if (top.kind === 'full') {
@@ -176,9 +185,8 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
     if (below === d.base || below === hint) {
       const ck = await readCheckpointOrNull(store, table, below, null);
       if (ck !== null && (ck.snapshot.incarnation ?? 1) === (d.incarnation ?? 1)) {
-        opts.used?.add(checkpointPath(table, below));
         opts.used?.add(snapshotPath(table, below));
-        start = ck;
+        start = used(ck, opts);
         break;
       }
     }
@@ -212,9 +220,17 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
       snapshot,
       chain: { base: state.chain.base, baseBytes: state.chain.baseBytes, depth: state.chain.depth + 1, since: state.chain.since + f.bytes },
       crc: f.crc,
+      ...(state.manifests !== undefined ? { manifests: state.manifests } : {}),
     };
     if (opts.fresh !== true) rememberState(store, state);
   }
+  return state;
+}
+
+/** The state of a checkpoint read, its files noted in `opts.used`. */
+function used(ck: TableState & { paths: string[] }, opts: LoadOptions): TableState {
+  const { paths, ...state } = ck;
+  for (const p of paths) opts.used?.add(p);
   return state;
 }
 
@@ -225,29 +241,48 @@ function missingDelta(table: string, id: number, of: number): PaxdError {
 
 /** The shape check of a SnapshotJson (./snapshot.ts), over what the delta brought: its head and the files it added or changed. */
 function checkApplied(s: SnapshotJson, d: DeltaJson, path: string): void {
-  const touched = new Set([...(d.add ?? []).map((f) => f.path), ...(d.groups ?? []).map((g) => g.path)]);
-  const problem = snapshotShapeProblem({ ...s, files: s.files.filter((f) => touched.has(f.path)) });
+  // The files it added are checked as the delta carries them (the same objects the state now
+  // holds); those whose groups it replaced, as the state holds them.
+  const files = [...(d.add ?? [])];
+  if (d.groups !== undefined) {
+    const touched = new Set(d.groups.map((g) => g.path));
+    for (const f of s.files) if (touched.has(f.path)) files.push(f);
+  }
+  const problem = snapshotShapeProblem({ ...s, files });
   if (problem !== null) throw corruption(path, SNAPSHOT_HEADER_BYTES, `delta ${path}: applied, ${problem}`);
 }
 
-/** Checkpoint `id` of `table`, or null when it is missing or damaged (its state is then built from the deltas below it). */
-async function readCheckpointOrNull(store: ObjectStore, table: string, id: number, crc: number | null): Promise<TableState | null> {
+/**
+ * Checkpoint `id` of `table`, or null when it is missing or damaged (its state is then built
+ * from the deltas below it): a manifest list and its manifests (./manifest.ts), or a
+ * milestone-1 checkpoint in one file (./checkpoint.ts); `paths`: the files it was read from.
+ */
+async function readCheckpointOrNull(store: ObjectStore, table: string, id: number, crc: number | null): Promise<(TableState & { paths: string[] }) | null> {
   const path = checkpointPath(table, id);
-  let bytes: Uint8Array;
+  const paths = [path];
   try {
-    bytes = await store.read(path);
-  } catch (e) {
-    if (isPaxdError(e) && (e.kind === 'not_found' || e.kind === 'corruption')) return null;
-    throw e;
-  }
-  try {
-    const snapshot = decodeCheckpoint(bytes, path, snapshotShapeProblem);
+    const bytes = await store.read(path);
+    let snapshot: SnapshotJson;
+    let manifests: ManifestUse[] | undefined;
+    if (hasMagic(MANIFEST_LIST_FRAME, bytes)) {
+      const list = decodeManifestList(bytes, path, table, id);
+      const checkFiles = (files: unknown[]): string | null => snapshotShapeProblem({ ...list.state, files });
+      manifests = await Promise.all(
+        list.manifests.map(async (ref: ManifestRef): Promise<ManifestUse> => {
+          paths.push(ref.path);
+          return { ref, files: decodeManifest(await store.read(ref.path), ref.path, ref, table, checkFiles) };
+        }),
+      );
+      snapshot = { ...list.state, files: manifests.flatMap((m) => m.files) } as SnapshotJson;
+      const problem = snapshotShapeProblem({ ...snapshot, files: [] });
+      if (problem !== null) return null;
+    } else snapshot = decodeCheckpoint(bytes, path, snapshotShapeProblem);
     if (snapshot.id !== id || snapshot.table !== table) return null;
     // The crc of the delta file N is what a commit on this state checks; read it (small).
     // crc 0 when unknown: a commit on this very state then reads it afresh (stateForCommit).
-    return { snapshot, chain: { base: id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: crc ?? 0 };
+    return { snapshot, chain: { base: id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: crc ?? 0, ...(manifests !== undefined ? { manifests } : {}), paths };
   } catch (e) {
-    if (e instanceof PaxdError && e.kind === 'corruption') return null;
+    if (isPaxdError(e) && (e.kind === 'not_found' || e.kind === 'corruption')) return null;
     throw e;
   }
 }
@@ -311,7 +346,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 export function checkpointDue(s: TableState): boolean {
   const c = s.chain;
   if (c.depth === 0) return false;
-  return c.depth >= CHECKPOINT_MAX_DEPTH || (c.since >= CHECKPOINT_MIN_DELTA_BYTES && c.since >= c.baseBytes / 2);
+  return c.depth >= CHECKPOINT_MAX_DEPTH || c.since >= CHECKPOINT_MIN_DELTA_BYTES;
 }
 
 /**
@@ -320,15 +355,35 @@ export function checkpointDue(s: TableState): boolean {
  * leaves the chain as it was.
  */
 export async function writeCheckpoint(store: ObjectStore, s: TableState): Promise<TableState> {
-  const bytes = encodeCheckpoint(s.snapshot);
+  const { table, id } = s.snapshot;
+  const plan = planManifests(s.snapshot.files, s.manifests ?? []);
+  const written: string[] = [];
+  let uses: ManifestUse[];
+  let listBytes: Uint8Array;
   try {
-    await store.putIfAbsent(checkpointPath(s.snapshot.table, s.snapshot.id), bytes);
+    uses = await Promise.all(
+      plan.map(async (m): Promise<ManifestUse> => {
+        if (m.ref !== null) return { ref: m.ref, files: m.files };
+        const bytes = encodeManifest(table, m.files);
+        const path = manifestPath(table, id);
+        if (!(await store.putIfAbsent(path, bytes))) throw new Error(`manifest name ${path} taken`);
+        written.push(path);
+        let groups = 0;
+        for (const f of m.files) groups += f.groups.length;
+        return { ref: { path, files: m.files.length, groups, bytes: bytes.byteLength, crc: payloadCrcOf(bytes) }, files: m.files };
+      }),
+    );
+    const { files: _files, ...head } = s.snapshot;
+    listBytes = encodeManifestList({ format: 2, table, id, state: head, manifests: uses.map((u) => u.ref) });
+    if (!(await store.putIfAbsent(checkpointPath(table, id), listBytes))) throw new Error('checkpoint already written');
   } catch {
+    // Best effort: a manifest no checkpoint names is garbage (vacuum would remove it too).
+    for (const p of written) await store.delete(p).catch(() => undefined);
     return s;
   }
-  const next: TableState = { snapshot: s.snapshot, chain: { base: s.snapshot.id, baseBytes: bytes.byteLength, depth: 0, since: 0 }, crc: s.crc };
+  const next: TableState = { snapshot: s.snapshot, chain: { base: id, baseBytes: listBytes.byteLength, depth: 0, since: 0 }, crc: s.crc, manifests: uses };
   rememberState(store, next);
-  await writeHint(store, hintPath(s.snapshot.table), HINT_FRAME, s.snapshot.id).catch(() => undefined);
+  await writeHint(store, hintPath(table), HINT_FRAME, id).catch(() => undefined);
   return next;
 }
 

@@ -46,6 +46,7 @@ import { CLAIMS_DIR, parseClaimPath } from './claim.js';
 import { snapshotIdOf, snapshotPath } from './snapshot.js';
 import { CHECKPOINT_SUFFIX } from './checkpoint.js';
 import { hintPath, loadState, writeCheckpoint } from './table-state.js';
+import { isManifestPath } from './manifest.js';
 import type { SnapshotJson } from './snapshot-types.js';
 import type { ObjectStore } from './store.js';
 
@@ -147,6 +148,8 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
     if (referenced.has(o.path) || used.has(o.path) || o.path === hintPath(table) || o.mtimeMs > cutoff) continue;
     // A checkpoint above the committed snapshot (a commit's, racing this vacuum) is kept unread.
     if (o.path.endsWith(CHECKPOINT_SUFFIX) && (snapshotIdOf(o.path.slice(0, -CHECKPOINT_SUFFIX.length) + '.snap') ?? 0) > newestId) continue;
+    // So is a manifest such a checkpoint wrote (named by its number, ./manifest.ts).
+    if (isManifestPath(o.path) && Number(o.path.slice(o.path.lastIndexOf('/') + 1, o.path.lastIndexOf('/') + 21)) > newestId) continue;
     if (o.path.startsWith(`${table}/${CLAIMS_DIR}/`) && !claimObsolete(o.path, newest)) continue;
     await store.delete(o.path);
     if (o.path.slice(o.path.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) result.tempFilesRemoved++;

@@ -17,7 +17,7 @@ import { LocalStore } from '../../src/storage/local.js';
 import { columnOf, getValue } from '../../src/types/builder.js';
 import { readAll } from '../support/columns.js';
 import { tempDir } from '../support/tmp.js';
-import { dataFile, rejection, sampleSnapshot, checkpointed } from './helpers.js';
+import { dataFile, rejection, sampleSnapshot, checkpointed, listedShape } from './helpers.js';
 
 const HOUR = 3_600_000;
 
@@ -113,7 +113,7 @@ test('vacuum of a dropped table removes its data files and older snapshots, keep
   assert.is(r.snapshotsKept, 1);
   assert.ok(r.snapshotsRemoved >= 3 && r.filesRemoved >= 2, JSON.stringify(r));
   const left = (await store.list('t/')).map((o) => o.path);
-  assert.equal(left, checkpointed('t', tomb.id));
+  assert.equal(listedShape(left), checkpointed('t', tomb.id, 0));
   // Vacuumed again: nothing more to do, and the name is still free to create.
   const again = await db.vacuum('t', {});
   assert.is(again.snapshotsRemoved + again.filesRemoved, 0);

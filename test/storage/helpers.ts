@@ -56,10 +56,16 @@ export function thrown(fn: () => unknown): PaxdError {
 
 /**
  * What vacuum leaves of a table's metadata when its newest state is snapshot `id` built on
- * older deltas: the delta, the checkpoint vacuum wrote for it and the checkpoint hint
- * (docs/FORMAT.md "Table metadata v2"), in listing order.
+ * older deltas: the delta, the checkpoint vacuum wrote for it (its manifest list and
+ * `manifests` manifests, whose random names `listedShape` replaces by `*`) and the checkpoint
+ * hint (docs/FORMAT.md "Table metadata v2"), in listing order.
  */
-export function checkpointed(table: string, id: number): string[] {
+export function checkpointed(table: string, id: number, manifests = 1): string[] {
   const snap = `${table}/_snapshots/${String(id).padStart(20, '0')}`;
-  return [`${snap}.ckpt`, `${snap}.snap`, `${table}/_snapshots/_checkpoint`];
+  return [...Array.from({ length: manifests }, () => `${snap}-*.mf`), `${snap}.ckpt`, `${snap}.snap`, `${table}/_snapshots/_checkpoint`];
+}
+
+/** Listed paths with the random part of manifest names replaced by `*` (see checkpointed). */
+export function listedShape(paths: readonly string[]): string[] {
+  return paths.map((p) => p.replace(/-[0-9a-f]{16}\.mf$/, '-*.mf'));
 }

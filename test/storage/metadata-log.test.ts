@@ -3,15 +3,15 @@
  *
  * - A chain of commits reads back, in a fresh process, as the states the commits returned; a
  *   warm process reads one new delta per commit; checkpoints round-trip exactly.
- * - The sweep: the newest delta and the checkpoint are cut at every length and have a bit
- *   flipped at every byte. A damaged delta is XX001 naming it (never the previous state: that
+ * - The sweep: the newest delta and the checkpoint's two kinds of file (its manifest list and
+ *   a manifest) are cut at every length and have a bit flipped at every byte. A damaged delta is XX001 naming it (never the previous state: that
  *   would bring back rows deleted since). A damaged checkpoint is never trusted: the state is
  *   built from the deltas below it, exactly the same, or, when vacuum has removed those, XX001.
  *   None gives a wrong answer.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commit, createTable, latestSnapshot, latestSnapshotInfo } from '../../src/storage/catalog.js';
 import { decodeCheckpoint, encodeCheckpoint } from '../../src/storage/checkpoint.js';
@@ -53,7 +53,15 @@ async function build(root: string): Promise<SnapshotJson[]> {
         {
           ...dataFile('data/2.pax'),
           groups: [
-            { rows: 4, live: 3, deleted: [2], columns: { '1': { rows: 3, nulls: 1, nans: 0, min: -0.5, max: 'Infinity', minExact: false, sum: 1.25 }, '7': { rows: 3, nulls: 0, min: true, max: false, maxExact: true } } },
+            {
+              rows: 4,
+              live: 3,
+              deleted: [2],
+              columns: {
+                '1': { rows: 3, nulls: 1, nans: 0, min: -0.5, max: 'Infinity', minExact: false, sum: 1.25 },
+                '7': { rows: 3, nulls: 0, min: true, max: false, maxExact: true },
+              },
+            },
             { rows: 9, live: 9, deletesPath: 'deletes/x.dv', columns: {}, blocks: { '1': { seg: 2, offset: 2 ** 40, length: 77 } } },
           ],
         },
@@ -83,14 +91,18 @@ test('a chain of deltas reads back exactly, cold and warm; a warm process reads 
 
   const counted = new ReadCounter(new LocalStore(root));
   assert.equal(await latestSnapshot(counted, 't'), states[3]);
-  // Delta 4 names checkpoint 3 as its base: the hint, the checkpoint and delta 4 (and the root log), no other delta.
+  // Delta 4 names checkpoint 3 as its base: the hint, the checkpoint (its manifest list and
+  // one manifest) and delta 4 (and the root log), no other delta.
   const snaps = counted.reads.filter((p) => p.startsWith('t/'));
-  assert.equal(snaps.sort(), [checkpointPath('t', 3), snapshotPath('t', 4), hintPath('t')].sort());
+  assert.equal(snaps.sort(), [checkpointPath('t', 3), manifestsOf(root, 3)[0]!, snapshotPath('t', 4), hintPath('t')].sort());
   const writer = new LocalStore(root);
   const next = await commit(writer, 't', (b) => ({ ...b, operation: 'append', files: [...b.files, dataFile('data/5.pax')] }));
   counted.reads = [];
   assert.equal(await latestSnapshot(counted, 't'), next);
-  assert.equal(counted.reads.filter((p) => p.startsWith('t/')), [snapshotPath('t', 5)]);
+  assert.equal(
+    counted.reads.filter((p) => p.startsWith('t/')),
+    [snapshotPath('t', 5)],
+  );
   await writer.close();
   await counted.close();
 });
@@ -114,7 +126,18 @@ test('checkpoints round-trip every kind of statistic, and a payload that is shor
     ...sampleSnapshot('t'),
     files: [
       dataFile('data/1.pax'),
-      { ...dataFile('data/2.pax'), groups: [{ rows: 3, live: 2, deleted: [1], columns: { '1': { rows: 2, nulls: 0, nans: 1, min: '-0', max: 'NaN', maxExact: false, sum: '12345678901234567890' } }, blocks: {} }] },
+      {
+        ...dataFile('data/2.pax'),
+        groups: [
+          {
+            rows: 3,
+            live: 2,
+            deleted: [1],
+            columns: { '1': { rows: 2, nulls: 0, nans: 1, min: '-0', max: 'NaN', maxExact: false, sum: '12345678901234567890' } },
+            blocks: {},
+          },
+        ],
+      },
     ],
   };
   const bytes = encodeCheckpoint(s);
@@ -160,37 +183,48 @@ test('sweep: a damaged newest delta is XX001 naming it at every cut and bit flip
   writeFileSync(file, good);
 });
 
-test('sweep: a damaged checkpoint falls back to the deltas below it (the same state) or, once they are vacuumed, is XX001', async () => {
-  const root = tempDir();
-  const states = await build(root);
-  const want = states[3]!;
-  const file = join(root, 't', '_snapshots', '00000000000000000003.ckpt');
-  const good = new Uint8Array(readFileSync(file));
-  for (const d of damaged(good)) {
-    writeFileSync(file, d.bytes);
-    const other = new LocalStore(root);
-    assert.equal(await latestSnapshot(other, 't'), want, d.what);
-    await other.close();
-  }
-  // The deltas below the checkpoint removed, as vacuum removes them: now nothing else holds state 3.
-  writeFileSync(file, good);
-  const store = new LocalStore(root);
-  for (const id of [1, 2, 3]) await store.delete(snapshotPath('t', id));
-  assert.equal(await latestSnapshot(new LocalStore(root), 't'), want, 'the sound checkpoint alone is enough');
-  for (const d of damaged(good)) {
-    writeFileSync(file, d.bytes);
-    const other = new LocalStore(root);
-    let got: SnapshotJson | PaxdError;
-    try {
-      got = await latestSnapshot(other, 't');
-    } catch (e) {
-      got = e as PaxdError;
+/** Store paths of the manifests checkpoint `id` of table t wrote. */
+function manifestsOf(root: string, id: number): string[] {
+  const prefix = String(id).padStart(20, '0');
+  return readdirSync(join(root, 't', '_snapshots'))
+    .filter((n) => n.startsWith(`${prefix}-`) && n.endsWith('.mf'))
+    .map((n) => `t/_snapshots/${n}`);
+}
+
+for (const part of ['manifest list', 'manifest'] as const)
+  test(`sweep: a damaged checkpoint (its ${part}) falls back to the deltas below it (the same state) or, once they are vacuumed, is XX001`, async () => {
+    const root = tempDir();
+    const states = await build(root);
+    const want = states[3]!;
+    const manifests = manifestsOf(root, 3);
+    assert.is(manifests.length, 1, 'checkpoint 3 wrote one manifest');
+    const file = part === 'manifest' ? join(root, manifests[0]!) : join(root, 't', '_snapshots', '00000000000000000003.ckpt');
+    const good = new Uint8Array(readFileSync(file));
+    for (const d of damaged(good)) {
+      writeFileSync(file, d.bytes);
+      const other = new LocalStore(root);
+      assert.equal(await latestSnapshot(other, 't'), want, d.what);
+      await other.close();
     }
-    await other.close();
-    // A bit flip the crc cannot see does not exist here (crc32 catches every single-bit error), so never a state.
-    assert.ok(got instanceof PaxdError && got.code === 'XX001', `${d.what}: ${got instanceof PaxdError ? got.message : 'a state'}`);
-  }
-  await store.close();
-});
+    // The deltas below the checkpoint removed, as vacuum removes them: now nothing else holds state 3.
+    writeFileSync(file, good);
+    const store = new LocalStore(root);
+    for (const id of [1, 2, 3]) await store.delete(snapshotPath('t', id));
+    assert.equal(await latestSnapshot(new LocalStore(root), 't'), want, 'the sound checkpoint alone is enough');
+    for (const d of damaged(good)) {
+      writeFileSync(file, d.bytes);
+      const other = new LocalStore(root);
+      let got: SnapshotJson | PaxdError;
+      try {
+        got = await latestSnapshot(other, 't');
+      } catch (e) {
+        got = e as PaxdError;
+      }
+      await other.close();
+      // A bit flip the crc cannot see does not exist here (crc32 catches every single-bit error), so never a state.
+      assert.ok(got instanceof PaxdError && got.code === 'XX001', `${d.what}: ${got instanceof PaxdError ? got.message : 'a state'}`);
+    }
+    await store.close();
+  });
 
 test.run();
