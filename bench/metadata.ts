@@ -51,7 +51,7 @@ class WriteCounter extends ForwardingStore {
     this.bytes.clear();
   }
   private note(path: string, n: number): void {
-    const kind = path.endsWith('.ckpt') ? 'checkpoint' : path.includes('/_snapshots/') ? 'delta' : path.startsWith('_paxd/') ? 'root' : 'data';
+    const kind = path.endsWith('.ckpt') || path.endsWith('.mf') || path.endsWith('/_checkpoint') ? 'checkpoint' : path.includes('/_snapshots/') ? 'delta' : path.startsWith('_paxd/') ? 'root' : 'data';
     this.bytes.set(kind, (this.bytes.get(kind) ?? 0) + n);
   }
   total(...kinds: string[]): number {
@@ -121,7 +121,12 @@ interface Target {
   name: string;
   uri: string;
   open(): ObjectStore;
+  /** The S3 store's request counters (the store last opened), when on S3. */
+  metrics?: () => { requests: number } | undefined;
 }
+
+/** 1-row commits over which the checkpoints' bytes are shared out (4 checkpoints at CHECKPOINT_MAX_DEPTH 64). */
+const COMMITS = 256;
 
 export async function run(args: string[]): Promise<void> {
   const arg = (k: string): string | undefined => (args.includes(k) ? args[args.indexOf(k) + 1] : undefined);
@@ -135,15 +140,18 @@ export async function run(args: string[]): Promise<void> {
   try {
     const targets: Target[] = [];
     if (stores !== 's3') targets.push({ name: 'local', uri: dir, open: () => new LocalStore(dir) });
-    if (s3 !== null) targets.push({ name: 's3rver', uri: s3.uri('meta'), open: () => S3Store.fromUri(s3.uri('meta')) });
+    if (s3 !== null) {
+      let last: S3Store | undefined;
+      targets.push({ name: 's3rver', uri: s3.uri('meta'), open: () => (last = S3Store.fromUri(s3.uri('meta'))), metrics: () => last?.metrics });
+    }
     if (only !== 'ao') {
       process.stdout.write(`metadata bench, PAX: ${GROUP_ROWS}-row groups of ${COLUMNS.length} columns; node ${process.version}\n\n`);
-      process.stdout.write('store    groups   commit B  (delta  root)  ckpt B   ckpt/commit  cold ms  find req  cold req  warm ms\n');
+      process.stdout.write(`store    groups   commit B  (delta  root)  ckpt B/commit (over ${COMMITS})  cold ms  cpu ms  find req  cold req  warm ms  warm req\n`);
       for (const target of targets) for (const g of sizes) await paxCase(target, g);
     }
     if (only !== 'pax') {
       process.stdout.write(`\nmetadata bench, ao_column: ${appends.toLocaleString('en-US')} appends of 100 rows, no compaction\n\n`);
-      process.stdout.write('store    B/append first 100  B/append last 100  ratio  metadata B/append (first, last)  cold ms  cold req\n');
+      process.stdout.write('store    B/append first 100  B/append last 100  ratio  metadata B/append (first, last)  cold ms  cpu ms  cold req\n');
       for (const target of targets.filter((t) => t.name === 'local' || appends <= 2000)) await aoCase(target, appends);
     }
   } finally {
@@ -168,29 +176,30 @@ async function paxCase(target: Target, groups: number): Promise<void> {
   const delta = counter.total('delta');
   const root = counter.total('root');
   const commitBytes = counter.total('delta', 'root', 'data');
-  // Commits until a checkpoint falls due: its size and its share per commit.
+  // Checkpoint bytes (manifest lists, manifests, hints) over COMMITS more 1-row commits: their
+  // share per commit, merges included.
   counter.reset();
-  let n = 0;
-  while (counter.total('checkpoint') === 0 && n < 3000) {
-    await query(db, `INSERT INTO ${table} VALUES (${-100 - n}, 1, 1.5, 'x', '2024-01-01', 1.25, true)`);
-    n++;
-  }
+  const n = COMMITS;
+  for (let i = 0; i < n; i++) await query(db, `INSERT INTO ${table} VALUES (${-100 - i}, 1, 1.5, 'x', '2024-01-01', 1.25, true)`);
   const ckpt = counter.total('checkpoint');
-  const perCommit = ckpt > 0 ? `${fmt(ckpt / n)} (1/${n})` : `none in ${n}`;
-  // Warm: count(*) in this Database, median of 50.
+  const perCommit = fmt(ckpt / n);
+  // Warm: count(*) in this Database, median of 50, and the S3 requests each made.
   const want = String(rows + 4 + n);
   const times: number[] = [];
+  const s3 = target.metrics?.();
+  const before = s3?.requests ?? 0;
   for (let i = 0; i < 50; i++) {
     const t0 = performance.now();
     const r = await query(db, `SELECT count(*) FROM ${table}`);
     times.push(performance.now() - t0);
     if (i === 0 && String(r.rows[0]?.[0]) !== want) throw new Error(`count(*) answered ${String(r.rows[0]?.[0])}, expected ${want}`);
   }
+  const warmRequests = s3 === undefined ? 0 : ((target.metrics?.()?.requests ?? 0) - before) / 50;
   times.sort((a, b) => a - b);
   await db.close();
   const c = coldOpen(target.uri, table, want);
   process.stdout.write(
-    `${target.name.padEnd(7)}  ${String(groups).padStart(6)}  ${fmt(commitBytes).padStart(9)}  (${fmt(delta)}  ${fmt(root)})  ${fmt(ckpt).padStart(9)}  ${perCommit.padStart(12)}  ${c.ms.toFixed(0).padStart(7)}  ${String(c.find).padStart(8)}  ${String(c.requests).padStart(8)}  ${times[25]!.toFixed(2).padStart(7)}\n`,
+    `${target.name.padEnd(7)}  ${String(groups).padStart(6)}  ${fmt(commitBytes).padStart(9)}  (${fmt(delta)}  ${fmt(root)})  ${perCommit.padStart(11)}  ${c.ms.toFixed(0).padStart(7)}  ${c.cpu.toFixed(0).padStart(6)}  ${String(c.find).padStart(8)}  ${String(c.requests).padStart(8)}  ${times[25]!.toFixed(2).padStart(7)}  ${warmRequests.toFixed(1).padStart(8)}\n`,
   );
 }
 
@@ -220,18 +229,18 @@ async function aoCase(target: Target, appends: number): Promise<void> {
   await db.close();
   const c = coldOpen(target.uri, table, String(appends * 100));
   process.stdout.write(
-    `${target.name.padEnd(7)}  ${fmt(first).padStart(18)}  ${fmt(last).padStart(17)}  ${(last / first).toFixed(2).padStart(5)}  ${`${fmt(firstMeta)}, ${fmt(lastMeta)}`.padStart(31)}  ${c.ms.toFixed(0).padStart(7)}  ${String(c.requests).padStart(8)}\n`,
+    `${target.name.padEnd(7)}  ${fmt(first).padStart(18)}  ${fmt(last).padStart(17)}  ${(last / first).toFixed(2).padStart(5)}  ${`${fmt(firstMeta)}, ${fmt(lastMeta)}`.padStart(31)}  ${c.ms.toFixed(0).padStart(7)}  ${c.cpu.toFixed(0).padStart(6)}  ${String(c.requests).padStart(8)}\n`,
   );
 }
 
 /** Opens the table in a new process and answers count(*) there; what it measured. */
-function coldOpen(uri: string, table: string, want: string): { ms: number; find: number; requests: number } {
+function coldOpen(uri: string, table: string, want: string): { ms: number; cpu: number; find: number; requests: number } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', 'metadata', '--cold', uri, '--table', table], { encoding: 'utf8', env: process.env });
   const line = r.stdout.trim().split('\n').pop() ?? '';
-  const m = /^cold (\S+) ms (\d+) find (\d+) requests (\S+) count$/.exec(line);
+  const m = /^cold (\S+) ms (\S+) cpu (\d+) find (\d+) requests (\S+) count$/.exec(line);
   if (m === null) throw new Error(`cold open failed: ${r.stdout}${r.stderr}`);
-  if (m[4] !== want) throw new Error(`cold count(*) answered ${m[4]}, expected ${want}`);
-  return { ms: Number(m[1]), find: Number(m[2]), requests: Number(m[3]) };
+  if (m[5] !== want) throw new Error(`cold count(*) answered ${m[5]}, expected ${want}`);
+  return { ms: Number(m[1]), cpu: Number(m[2]), find: Number(m[3]), requests: Number(m[4]) };
 }
 
 /** The child of coldOpen: open, count(*), print the time and the S3 requests. */
@@ -247,6 +256,7 @@ async function cold(uri: string, table: string): Promise<void> {
   await warm.close();
   rmSync(scratch, { recursive: true, force: true });
   if (uri.startsWith('s3://')) await import('../src/storage/s3.js');
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const db = await Database.open(uri);
   const store = db.store;
@@ -256,8 +266,9 @@ async function cold(uri: string, table: string): Promise<void> {
   const find = s3?.requests ?? 0;
   const r = await query(db, `SELECT count(*) FROM ${table}`);
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   const count = String(r.rows[0]?.[0]);
-  process.stdout.write(`cold ${ms.toFixed(1)} ms ${find} find ${s3?.requests ?? 0} requests ${count} count\n`);
+  process.stdout.write(`cold ${ms.toFixed(1)} ms ${((cpu.user + cpu.system) / 1000).toFixed(1)} cpu ${find} find ${s3?.requests ?? 0} requests ${count} count\n`);
   await db.close();
 }
 

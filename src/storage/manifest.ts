@@ -47,7 +47,7 @@ export const MANIFEST_SUFFIX = '.mf';
 /** Manifests of one size class merged into one (tiered, as an LSM tree's levels). */
 export const MANIFEST_FANOUT = 4;
 /** Groups above which a manifest is never merged again, and a run of new files is cut into manifests. */
-export const MANIFEST_MAX_GROUPS = 16_384;
+export const MANIFEST_MAX_GROUPS = 4096;
 
 /** A manifest as a list names it. */
 export interface ManifestRef {

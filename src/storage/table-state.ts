@@ -15,9 +15,9 @@
  * delta or v1 snapshot on the chain is corruption (XX001) naming the file: never an older
  * state in its place (that would bring back rows deleted since).
  */
-import { corruption, isPaxdError, PaxdError } from '../types/index.js';
+import { corruption, isPaxdError, type PaxdError } from '../types/index.js';
 import { crc32 } from './checksum.js';
-import { CHECKPOINT_FRAME, CHECKPOINT_SUFFIX, decodeCheckpoint, encodeCheckpoint } from './checkpoint.js';
+import { CHECKPOINT_FRAME, CHECKPOINT_SUFFIX, decodeCheckpoint } from './checkpoint.js';
 import { applyDelta, decodeDelta, DELTA_FRAME, type DeltaJson, emptyState } from './delta.js';
 import { decodeManifest, decodeManifestList, encodeManifest, encodeManifestList, MANIFEST_LIST_FRAME, manifestPath, type ManifestRef, type ManifestUse, payloadCrcOf, planManifests } from './manifest.js';
 import { type FrameKind, hasMagic } from './frame.js';
