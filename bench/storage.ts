@@ -1,22 +1,37 @@
 /**
  * The storage bench: lineitem at scale factor 1 (override with --sf N) written through the
- * sink and read back in full through the scan, for each codec. Prints write rows/s, read
- * throughput in decoded MB/s and rows/s, and the compression ratio (decoded bytes / file bytes).
- * Generation time is excluded from the write figure: batches are generated first. "fixed MB/s"
- * is the full read of the 11 fixed-width columns alone (decode without string materialization).
+ * sink and read back through the scan, in today's format v1 with lz4 (the baseline) and in
+ * format v2 (lightweight encodings per zone) with each codec (--codec C for one). Per
+ * configuration it prints write rows/s, full-scan rows/s and decoded MB/s (best of 3), the
+ * fixed-width columns alone, the file size, and TPC-H Q1's scan (the 7 columns Q1 reads, with
+ * its shipdate predicate): what decompression yields per decimal value (lz4/zstd output, or the
+ * encoded zone itself when stored uncompressed) and what the scan hands over (decimal128, 16
+ * bytes, the engine's form). Beside them: the size of DuckDB's file of the same rows
+ * (bench/data/lineitem-sf1.duckdb, at SF 1) and the speed-up of each full scan over v1 lz4.
+ * Generation time is excluded from the write figure: batches are generated first.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../src/table/database.js';
 import { columnBytes, type Batch } from '../src/types/column.js';
+import { P } from '../src/scan/index.js';
+import { decodeCounters } from '../src/pax/index.js';
 import { generateLineitem, LINEITEM_COLUMNS } from './lineitem.js';
+
+type Codec = 'lz4' | 'zstd' | 'none';
+
+const Q1_COLUMNS = ['l_returnflag', 'l_linestatus', 'l_quantity', 'l_extendedprice', 'l_discount', 'l_tax', 'l_shipdate'];
+/** date '1998-12-01' - interval '90' day, as days since 1970-01-01. */
+const Q1_SHIPDATE = 10471;
+const DUCKDB_FILE = new URL('./data/lineitem-sf1.duckdb', import.meta.url);
 
 export async function run(args: string[]): Promise<void> {
   const sfArg = args.indexOf('--sf');
   const sf = sfArg >= 0 ? Number(args[sfArg + 1]) : 1;
-  const codecs = (args.includes('--codec') ? [args[args.indexOf('--codec') + 1]!] : ['lz4', 'zstd', 'none']) as ('lz4' | 'zstd' | 'none')[];
-  process.stdout.write(`storage bench: lineitem SF ${sf}, node ${process.version}\n`);
+  const codecs = (args.includes('--codec') ? [args[args.indexOf('--codec') + 1]!] : ['lz4', 'zstd', 'none']) as Codec[];
+  const configs: { format: 1 | 2; codec: Codec }[] = [{ format: 1, codec: 'lz4' }, ...codecs.map((codec) => ({ format: 2 as const, codec }))];
+  process.stdout.write(`storage bench: lineitem SF ${sf}, node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
   let t0 = performance.now();
   const batches: Batch[] = [...generateLineitem(sf)];
   let rows = 0;
@@ -25,10 +40,16 @@ export async function run(args: string[]): Promise<void> {
     rows += b.length;
     for (const c of b.columns) decoded += columnBytes(c);
   }
-  process.stdout.write(`generated ${rows.toLocaleString('en-US')} rows (${(decoded / 1e6).toFixed(0)} MB of column data) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n\n`);
-  process.stdout.write('codec  write rows/s  write MB/s  read rows/s   read MB/s  fixed MB/s  file MB  ratio\n');
-  for (const codec of codecs) {
+  process.stdout.write(`generated ${rows.toLocaleString('en-US')} rows (${(decoded / 1e6).toFixed(0)} MB of column data) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  if (sf === 1 && existsSync(DUCKDB_FILE)) process.stdout.write(`DuckDB's file of the same rows: ${(statSync(DUCKDB_FILE).size / 1e6).toFixed(0)} MB\n`);
+  process.stdout.write('\nformat codec  write rows/s  read rows/s   read MB/s  fixed MB/s  file MB  ratio  vs v1  Q1 ms  Q1 dec B/value (decompressed, handed over)\n');
+  let baseline = 0;
+  const fixedCols = LINEITEM_COLUMNS.filter((c) => !/char|text/.test(String(c.type))).map((c) => c.name);
+  const fixedBytes = batches.reduce((a, b) => a + b.columns.filter((c) => c.offsets === null).reduce((x, c) => x + columnBytes(c), 0), 0);
+  for (const { format, codec } of configs) {
     const dir = mkdtempSync(join(tmpdir(), 'paxd-bench-'));
+    const before = process.env.PAXD_PAX_FORMAT;
+    process.env.PAXD_PAX_FORMAT = String(format);
     try {
       const db = await Database.open(dir);
       const t = await db.createTable('lineitem', LINEITEM_COLUMNS, { codec });
@@ -38,38 +59,56 @@ export async function run(args: string[]): Promise<void> {
       const r = await sink.commit();
       const writeS = (performance.now() - t0) / 1000;
       await t.refresh();
-      // best of 3 full reads
-      let readS = Infinity;
-      for (let i = 0; i < 3; i++) {
-        t0 = performance.now();
+      const readS = await bestOf3(async () => {
         const scan = t.scan();
         await scan.begin();
         let n = 0;
         for (let b = await scan.next(); b !== null; b = await scan.next()) n += b.length;
         await scan.end();
-        readS = Math.min(readS, (performance.now() - t0) / 1000);
         if (n !== rows) throw new Error(`read ${n} rows, wrote ${rows}`);
-      }
+      });
       // fixed-width columns only: the decode figure without string materialization
-      const fixedCols = LINEITEM_COLUMNS.filter((c) => !/char|text/.test(String(c.type))).map((c) => c.name);
-      const fixedBytes = batches.reduce((a, b) => a + b.columns.filter((c) => c.offsets === null).reduce((x, c) => x + columnBytes(c), 0), 0);
-      let fixedS = Infinity;
-      for (let i = 0; i < 3; i++) {
-        t0 = performance.now();
+      const fixedS = await bestOf3(async () => {
         const scan = t.scan({ columns: fixedCols });
         await scan.begin();
         for (let b = await scan.next(); b !== null; b = await scan.next());
         await scan.end();
-        fixedS = Math.min(fixedS, (performance.now() - t0) / 1000);
-      }
+      });
+      let q1Selected = 0;
+      let decBytes = 0;
+      let decValues = 0;
+      const q1S = await bestOf3(async () => {
+        decodeCounters.reset();
+        const scan = t.scan({ columns: Q1_COLUMNS, where: P.le('l_shipdate', Q1_SHIPDATE) });
+        await scan.begin();
+        q1Selected = 0;
+        for (let b = await scan.next(); b !== null; b = await scan.next()) q1Selected += b.selection === null ? b.length : b.selection.length;
+        await scan.end();
+        decBytes = decodeCounters.decodedBytes.get('fixed16') ?? 0;
+        decValues = decodeCounters.values.get('fixed16') ?? 0;
+      });
+      if (q1Selected === 0) throw new Error('Q1 selected no rows');
+      if (format === 1) baseline = rows / readS;
       process.stdout.write(
-        `${codec.padEnd(5)}  ${fmt(rows / writeS).padStart(12)}  ${(decoded / 1e6 / writeS).toFixed(0).padStart(10)}  ${fmt(rows / readS).padStart(11)}  ${(decoded / 1e6 / readS).toFixed(0).padStart(10)}  ${(fixedBytes / 1e6 / fixedS).toFixed(0).padStart(10)}  ${(r.bytes / 1e6).toFixed(0).padStart(7)}  ${(decoded / r.bytes).toFixed(2).padStart(5)}\n`,
+        `v${format}     ${codec.padEnd(5)}  ${fmt(rows / writeS).padStart(12)}  ${fmt(rows / readS).padStart(11)}  ${(decoded / 1e6 / readS).toFixed(0).padStart(10)}  ${(fixedBytes / 1e6 / fixedS).toFixed(0).padStart(10)}  ${(r.bytes / 1e6).toFixed(0).padStart(7)}  ${(decoded / r.bytes).toFixed(2).padStart(5)}  ${(rows / readS / baseline).toFixed(2).padStart(4)}x  ${(q1S * 1000).toFixed(0).padStart(5)}  ${(decBytes / decValues).toFixed(2)}, 16\n`,
       );
       await db.close();
     } finally {
+      if (before === undefined) delete process.env.PAXD_PAX_FORMAT;
+      else process.env.PAXD_PAX_FORMAT = before;
       rmSync(dir, { recursive: true, force: true });
     }
   }
+}
+
+async function bestOf3(f: () => Promise<void>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await f();
+    best = Math.min(best, (performance.now() - t0) / 1000);
+  }
+  return best;
 }
 
 function fmt(n: number): string {

@@ -143,7 +143,7 @@ export class AoAppender {
     for (let z = 0; z < e.zones.length; z++) {
       const zone = e.zones[z]!;
       const offset = w.position;
-      await w.write(encodeBlockHeader(zone));
+      await w.write(encodeBlockHeader(zone, e.format));
       await w.write(e.blobs[z]!);
       const length = BLOCK_HEADER_BYTES + zone.stored;
       groups[z]!.columns[key] = zone.stats;

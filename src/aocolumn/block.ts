@@ -5,9 +5,9 @@
  * encoder and one decoder. Header, 40 bytes, little-endian:
  *
  *   0   magic      4   "AOCB"
- *   4   version    u16 1
+ *   4   version    u16 1 (payload is a v1 zone) | 2 (a v2 zone: zone header first)
  *   6   codec      u8  0 none | 1 lz4 | 2 zstd
- *   7   encoding   u8  0 plain | 1 dict
+ *   7   encoding   u8  0 plain | 1 dict | 2 for | 3 rle (2 and 3 in version 2 only)
  *   8   rows       u32
  *   12  nulls      u32
  *   16  dict       u32 dictionary entries (dict encoding), else 0
@@ -23,11 +23,12 @@
  */
 import { crc32 } from 'node:zlib';
 import { checksumMismatch, corruption } from '../types/index.js';
-import type { CodecName, ZoneEncoding, ZoneJson } from '../pax/index.js';
+import type { CodecName, PaxFormat, ZoneEncoding, ZoneJson } from '../pax/index.js';
 import type { ColumnStatsJson } from '../storage/index.js';
 
 export const BLOCK_MAGIC = new Uint8Array([0x41, 0x4f, 0x43, 0x42]); // "AOCB"
-export const BLOCK_VERSION = 1;
+/** Block versions readers take; a block's version is the format of its zone. */
+export const BLOCK_VERSIONS: readonly PaxFormat[] = [1, 2];
 export const BLOCK_HEADER_BYTES = 40;
 /** Most rows in one block (DESIGN.md "ao_column layout"). */
 export const MAX_BLOCK_ROWS = 16384;
@@ -44,7 +45,9 @@ const H_DATA_CRC = 28;
 const H_HEADER_CRC = 36;
 
 const CODEC_IDS: readonly CodecName[] = ['none', 'lz4', 'zstd'];
-const ENC_IDS: readonly ZoneEncoding[] = ['plain', 'dict'];
+const ENC_IDS: readonly ZoneEncoding[] = ['plain', 'dict', 'for', 'rle'];
+/** Encodings a version-1 block may have. */
+const V1_ENCODINGS = 2;
 
 /** What encodeZone produced for one block, before it is placed in a segment. */
 export interface BlockPayload {
@@ -58,11 +61,11 @@ export interface BlockPayload {
   dict?: number;
 }
 
-export function encodeBlockHeader(b: BlockPayload): Uint8Array {
+export function encodeBlockHeader(b: BlockPayload, format: PaxFormat): Uint8Array {
   const h = new Uint8Array(BLOCK_HEADER_BYTES);
   const dv = new DataView(h.buffer);
   h.set(BLOCK_MAGIC, 0);
-  dv.setUint16(H_VERSION, BLOCK_VERSION, true);
+  dv.setUint16(H_VERSION, format, true);
   h[H_CODEC] = CODEC_IDS.indexOf(b.codec);
   h[H_ENC] = ENC_IDS.indexOf(b.enc);
   dv.setUint32(H_ROWS, b.rows, true);
@@ -80,7 +83,7 @@ export function encodeBlockHeader(b: BlockPayload): Uint8Array {
  * directory says (`rows`) and returns its zone description for decodeZone. Corruption
  * (XX001) naming the file and the offset of the bad field otherwise.
  */
-export function parseBlock(bytes: Uint8Array, path: string, offset: number, rows: number, stats: ColumnStatsJson): { zone: ZoneJson; payload: Uint8Array } {
+export function parseBlock(bytes: Uint8Array, path: string, offset: number, rows: number, stats: ColumnStatsJson): { zone: ZoneJson; payload: Uint8Array; format: PaxFormat } {
   const bad = (at: number, what: string) => corruption(path, offset + at, `ao_column block at ${offset}: ${what}`);
   if (bytes.byteLength < BLOCK_HEADER_BYTES) throw bad(bytes.byteLength, `${bytes.byteLength} bytes, expected at least a ${BLOCK_HEADER_BYTES}-byte header`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, BLOCK_HEADER_BYTES);
@@ -89,11 +92,11 @@ export function parseBlock(bytes: Uint8Array, path: string, offset: number, rows
   if (headerCrc !== expected) throw checksumMismatch('ao_column block header', path, offset, headerCrc, expected);
   for (let i = 0; i < 4; i++) if (bytes[i] !== BLOCK_MAGIC[i]) throw bad(0, 'bad magic, expected "AOCB"');
   const version = dv.getUint16(H_VERSION, true);
-  if (version !== BLOCK_VERSION) throw bad(H_VERSION, `version ${version}, expected ${BLOCK_VERSION}`);
+  if (!BLOCK_VERSIONS.includes(version as PaxFormat)) throw bad(H_VERSION, `version ${version}, expected 1 or 2`);
   const codec = CODEC_IDS[bytes[H_CODEC]!];
   if (codec === undefined) throw bad(H_CODEC, `unknown codec ${bytes[H_CODEC]}`);
   const enc = ENC_IDS[bytes[H_ENC]!];
-  if (enc === undefined) throw bad(H_ENC, `unknown encoding ${bytes[H_ENC]}`);
+  if (enc === undefined || (version === 1 && bytes[H_ENC]! >= V1_ENCODINGS)) throw bad(H_ENC, `unknown encoding ${bytes[H_ENC]} in a version ${version} block`);
   const n = dv.getUint32(H_ROWS, true);
   if (n !== rows) throw bad(H_ROWS, `${n} rows, the block directory says ${rows}`);
   const nulls = dv.getUint32(H_NULLS, true);
@@ -106,7 +109,7 @@ export function parseBlock(bytes: Uint8Array, path: string, offset: number, rows
   const dict = dv.getUint32(H_DICT, true);
   const zone: ZoneJson = { offset: offset + BLOCK_HEADER_BYTES, stored, decoded, codec, enc, rows: n, nulls, crc: dv.getUint32(H_DATA_CRC, true), stats };
   if (enc === 'dict') zone.dict = dict;
-  return { zone, payload: bytes.subarray(BLOCK_HEADER_BYTES) };
+  return { zone, payload: bytes.subarray(BLOCK_HEADER_BYTES), format: version as PaxFormat };
 }
 
 /** Store path of a segment, relative to the table folder. */

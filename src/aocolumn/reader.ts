@@ -72,14 +72,14 @@ export class AoStripeReader {
     const path = this.blockPath(g, fieldId);
     const bytes = await this.store.read(path, ref.offset, ref.length);
     if (bytes.byteLength !== ref.length) throw corruption(path, ref.offset + bytes.byteLength, `ao_column block: read ${bytes.byteLength} bytes, expected ${ref.length}`);
-    const { zone, payload } = parseBlock(bytes, path, ref.offset, meta.rows, meta.columns[String(fieldId)] ?? { rows: meta.rows, nulls: 0 });
+    const { zone, payload, format } = parseBlock(bytes, path, ref.offset, meta.rows, meta.columns[String(fieldId)] ?? { rows: meta.rows, nulls: 0 });
     let cached: Column | undefined;
     return {
       zoneCount: 1,
       storedBytes: ref.length,
       zone(z: number): Column {
         if (z !== 0) throw new RangeError(`zone ${z} of an ao_column block`);
-        cached ??= decodeZone(payload, zone, type, path);
+        cached ??= decodeZone(payload, zone, type, path, format);
         return cached;
       },
     };

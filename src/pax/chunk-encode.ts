@@ -7,13 +7,15 @@ import type { Column } from '../types/index.js';
 import type { ColumnStatsJson } from '../storage/index.js';
 import { type ColumnStats, computeStats, mergeStats, statsToJson } from '../stats/index.js';
 import type { CodecName } from './codec.js';
-import type { ZoneJson } from './footer.js';
+import { type PaxFormat, type ZoneJson, defaultFormat } from './footer.js';
 import { encodeZone } from './zone-encode.js';
 
 /** A zone's footer entry before the writer knows where it lands. */
 export type PlacedLaterZone = Omit<ZoneJson, 'offset'>;
 
 export interface EncodedChunk {
+  /** The format of the zones' bytes. */
+  format: PaxFormat;
   zones: PlacedLaterZone[];
   /** Stored bytes per zone, in zone order. */
   blobs: Uint8Array[];
@@ -22,14 +24,14 @@ export interface EncodedChunk {
 
 const NO_ROWS: ColumnStats = { rows: 0, nulls: 0, nans: 0, min: null, max: null, minExact: true, maxExact: true, sum: null };
 
-export function encodeChunk(col: Column, zoneRows: number, codec: CodecName): EncodedChunk {
+export function encodeChunk(col: Column, zoneRows: number, codec: CodecName, format: PaxFormat = defaultFormat()): EncodedChunk {
   const zones: PlacedLaterZone[] = [];
   const blobs: Uint8Array[] = [];
   let total: ColumnStats | null = null;
   for (let start = 0; start < col.length; start += zoneRows) {
     const end = Math.min(col.length, start + zoneRows);
     const s = computeStats(col, start, end);
-    const z = encodeZone(col, start, end, s.nulls, codec);
+    const z = encodeZone(col, start, end, s.nulls, codec, format);
     const meta: PlacedLaterZone = {
       stored: z.stored.byteLength,
       decoded: z.decoded,
@@ -45,5 +47,5 @@ export function encodeChunk(col: Column, zoneRows: number, codec: CodecName): En
     blobs.push(z.stored);
     total = total === null ? s : mergeStats(col.type, total, s);
   }
-  return { zones, blobs, stats: statsToJson(col.type, total ?? { ...NO_ROWS }) };
+  return { format, zones, blobs, stats: statsToJson(col.type, total ?? { ...NO_ROWS }) };
 }

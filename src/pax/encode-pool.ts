@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { type Column, PaxdError, SQLSTATE } from '../types/index.js';
 import type { CodecName } from './codec.js';
+import { type PaxFormat, defaultFormat } from './footer.js';
 import type { EncodedChunk } from './chunk-encode.js';
 import { ownedBuffers, type EncodeJob, type EncodeReply } from './encode-worker.js';
 
@@ -36,7 +37,7 @@ class PoolWorker {
       if (p === undefined) return;
       this.pending.delete(r.id);
       if (this.pending.size === 0) this.worker.unref();
-      if (r.ok) p.resolve({ zones: r.zones, blobs: r.blobs, stats: r.stats });
+      if (r.ok) p.resolve({ format: r.format, zones: r.zones, blobs: r.blobs, stats: r.stats });
       else p.reject(new PaxdError('internal', SQLSTATE.internal_error, `internal error in an encoder thread: ${r.message}`));
     });
     this.worker.on('error', (e) => onExit(this, e));
@@ -81,12 +82,12 @@ export class EncodePool {
   }
 
   /** Encodes an owned column in a thread; its buffers are transferred (unusable afterwards). */
-  encode(column: Column, zoneRows: number, codec: CodecName): Promise<EncodedChunk> {
+  encode(column: Column, zoneRows: number, codec: CodecName, format: PaxFormat = defaultFormat()): Promise<EncodedChunk> {
     if (this.workers.length < this.size) this.workers.push(new PoolWorker((w, e) => this.lost(w, e)));
     // Least loaded thread, round robin among equals.
     let best = this.workers[this.next++ % this.workers.length]!;
     for (const w of this.workers) if (w.pending.size < best.pending.size) best = w;
-    const job: EncodeJob = { id: ++this.ids, column, zoneRows, codec };
+    const job: EncodeJob = { id: ++this.ids, column, zoneRows, codec, format };
     return best.submit(job, ownedBuffers([column.validity, column.values, column.offsets, column.data]));
   }
 

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Column } from '../types/index.js';
 import type { CodecName } from './codec.js';
+import type { PaxFormat } from './footer.js';
 import { encodeChunk } from './chunk-encode.js';
 
 export interface EncodeJob {
@@ -13,10 +14,11 @@ export interface EncodeJob {
   column: Column;
   zoneRows: number;
   codec: CodecName;
+  format: PaxFormat;
 }
 
 export type EncodeReply =
-  | { id: number; ok: true; zones: ReturnType<typeof encodeChunk>['zones']; blobs: Uint8Array[]; stats: ReturnType<typeof encodeChunk>['stats'] }
+  | { id: number; ok: true; format: PaxFormat; zones: ReturnType<typeof encodeChunk>['zones']; blobs: Uint8Array[]; stats: ReturnType<typeof encodeChunk>['stats'] }
   | { id: number; ok: false; message: string };
 
 /** Buffers that can be handed over without detaching anything else (not a pool slice). */
@@ -36,11 +38,11 @@ if (parentPort !== null) {
     let reply: EncodeReply;
     let transfer: ArrayBuffer[] = [];
     try {
-      const r = encodeChunk(job.column, job.zoneRows, job.codec);
+      const r = encodeChunk(job.column, job.zoneRows, job.codec, job.format);
       // A blob that does not own its buffer is copied so that it can be transferred.
       const blobs = r.blobs.map((b) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : b.slice()));
       transfer = ownedBuffers(blobs);
-      reply = { id: job.id, ok: true, zones: r.zones, blobs, stats: r.stats };
+      reply = { id: job.id, ok: true, format: r.format, zones: r.zones, blobs, stats: r.stats };
     } catch (e) {
       reply = { id: job.id, ok: false, message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     }

@@ -18,8 +18,19 @@ import type { ColumnStatsJson } from '../storage/index.js';
 import type { CodecName } from './codec.js';
 
 export const PAX_MAGIC = new Uint8Array([0x50, 0x41, 0x58, 0x46]); // "PAXF"
-export const PAX_VERSION = 1;
+/** The format this writer writes by default; readers take every version in PAX_VERSIONS. */
+export const PAX_VERSION = 2;
+export const PAX_VERSIONS: readonly PaxFormat[] = [1, 2];
+export type PaxFormat = 1 | 2;
 export const TRAILER_SIZE = 14;
+
+/**
+ * The format new files and blocks are written in: v2, or v1 with PAXD_PAX_FORMAT=1 (kept
+ * writable for compatibility tests and for the storage bench, which measures both).
+ */
+export function defaultFormat(): PaxFormat {
+  return process.env.PAXD_PAX_FORMAT === '1' ? 1 : PAX_VERSION;
+}
 
 /** Offsets of the trailer fields from the trailer's start. */
 export const TRAILER_FOOTER_LENGTH = 0;
@@ -27,7 +38,11 @@ export const TRAILER_FOOTER_CRC = 4;
 export const TRAILER_VERSION = 8;
 export const TRAILER_MAGIC = 10;
 
-export type ZoneEncoding = 'plain' | 'dict';
+/**
+ * How a zone's values are encoded: v1 files use plain and dict (the v1 layouts), v2 files any
+ * of the four (src/pax/encoding/: each scheme in its own file).
+ */
+export type ZoneEncoding = 'plain' | 'dict' | 'for' | 'rle';
 
 /** One zone: a compressed blob of the Arrow buffers of `rows` rows of one column. */
 export interface ZoneJson {
@@ -64,7 +79,8 @@ export interface FooterGroupJson {
 }
 
 export interface FooterJson {
-  format: 1;
+  /** = the trailer's version: 1 for v1 zones (plain/dict layouts), 2 for v2 zones (with a zone header). */
+  format: PaxFormat;
   /** The codec the file was written with (a zone may still be stored 'none'). */
   codec: CodecName;
   zoneRows: number;
@@ -73,11 +89,11 @@ export interface FooterJson {
   groups: FooterGroupJson[];
 }
 
-export function writeTrailer(out: Uint8Array, at: number, footerLength: number, footerCrc: number): void {
+export function writeTrailer(out: Uint8Array, at: number, footerLength: number, footerCrc: number, version: PaxFormat): void {
   const dv = new DataView(out.buffer, out.byteOffset + at, TRAILER_SIZE);
   dv.setUint32(TRAILER_FOOTER_LENGTH, footerLength, true);
   dv.setUint32(TRAILER_FOOTER_CRC, footerCrc >>> 0, true);
-  dv.setUint16(TRAILER_VERSION, PAX_VERSION, true);
+  dv.setUint16(TRAILER_VERSION, version, true);
   out.set(PAX_MAGIC, at + TRAILER_MAGIC);
 }
 

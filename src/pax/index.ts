@@ -5,8 +5,8 @@
 export { PaxFileWriter, DEFAULT_ZONE_ROWS, type PaxWriterOptions } from './writer.js';
 export { PaxFileReader, type PaxChunk } from './reader.js';
 export type { CodecName } from './codec.js';
-export type { ZoneEncoding, ZoneJson } from './footer.js';
+export type { PaxFormat, ZoneEncoding, ZoneJson } from './footer.js';
 export { encodeChunk, type EncodedChunk } from './chunk-encode.js';
 export { encodePool } from './encode-pool.js';
-export { decodeZone } from './zone-decode.js';
+export { decodeZone, decodeCounters } from './zone-decode.js';
 export { MAX_ZONE_ROWS } from './writer.js';

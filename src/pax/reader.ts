@@ -4,7 +4,7 @@
  *
  *   footerOffset      footer   footerLength bytes of UTF-8 JSON; crc32 = trailer crc = snapshot crc
  *   size - 14         length u32 LE (= snapshot footerLength) | crc u32 LE (= snapshot footerCrc)
- *   size - 6          version u16 LE (= 1) | magic "PAXF"
+ *   size - 6          version u16 LE (1 or 2, = the footer's format) | magic "PAXF"
  *
  * then checks the footer's structure: chunks and zones tile [0, footerOffset) exactly, in
  * order, with zone rows matching zoneRows, so every stored byte belongs to exactly one zone
@@ -20,7 +20,7 @@ import { type Column, checksumMismatch, corruption, type Field, typeName } from 
 import type { DataFileJson, ObjectStore } from '../storage/index.js';
 import { type ColumnStats, statsFromJson } from '../stats/index.js';
 import { CODECS } from './codec.js';
-import { type ChunkJson, type FooterJson, type ZoneJson, PAX_VERSION, TRAILER_SIZE, readTrailer } from './footer.js';
+import { type ChunkJson, type FooterJson, type PaxFormat, type ZoneJson, PAX_VERSIONS, TRAILER_SIZE, readTrailer } from './footer.js';
 import { MAX_ZONE_ROWS } from './writer.js';
 import { decodeZone } from './zone-decode.js';
 
@@ -62,7 +62,7 @@ export class PaxFileReader {
     const trailerAt = file.size - TRAILER_SIZE;
     const t = readTrailer(tail, file.footerLength);
     if (!t.magicOk) throw bad(trailerAt + 10, 'bad magic, expected "PAXF"');
-    if (t.version !== PAX_VERSION) throw bad(trailerAt + 8, `format version ${t.version}, expected ${PAX_VERSION}`);
+    if (!PAX_VERSIONS.includes(t.version as PaxFormat)) throw bad(trailerAt + 8, `format version ${t.version}, expected ${PAX_VERSIONS.join(' or ')}`);
     if (t.footerLength !== file.footerLength) throw bad(trailerAt, `trailer footer length ${t.footerLength}, snapshot says ${file.footerLength}`);
     if (t.footerCrc !== file.footerCrc >>> 0) throw checksumMismatch('pax trailer footer crc differs from the snapshot', path, trailerAt + 4, t.footerCrc, file.footerCrc >>> 0);
     const footerBytes = tail.subarray(0, file.footerLength);
@@ -74,7 +74,7 @@ export class PaxFileReader {
     } catch (e) {
       throw bad(file.footerOffset, `footer is not JSON: ${(e as Error).message}`);
     }
-    validateFooter(footer, file, fields, (what) => bad(file.footerOffset, `footer: ${what}`));
+    validateFooter(footer, t.version as PaxFormat, file, fields, (what) => bad(file.footerOffset, `footer: ${what}`));
     return new PaxFileReader(store, path, footer, fields, tailLength);
   }
 
@@ -121,6 +121,7 @@ export class PaxFileReader {
       this.read += c.length;
     }
     const path = this.path;
+    const format = this.footer.format;
     const cache: (Column | undefined)[] = new Array(c.zones.length);
     return {
       zoneCount: c.zones.length,
@@ -131,7 +132,7 @@ export class PaxFileReader {
         const meta: ZoneJson | undefined = c.zones[z];
         if (meta === undefined) throw new RangeError(`zone ${z} of a chunk with ${c.zones.length} zones`);
         const at = meta.offset - c.offset;
-        const col = decodeZone(bytes.subarray(at, at + meta.stored), meta, type, path);
+        const col = decodeZone(bytes.subarray(at, at + meta.stored), meta, type, path, format);
         cache[z] = col;
         return col;
       },
@@ -163,8 +164,8 @@ const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isS
  * Structural checks of a footer whose crc matched: the footer is what this writer writes, the
  * chunks and zones tile the data region, and it agrees with the snapshot and schema.
  */
-function validateFooter(f: FooterJson, file: DataFileJson, fields: readonly Field[], bad: (what: string) => Error): void {
-  if (typeof f !== 'object' || f === null || f.format !== 1) throw bad(`format ${String((f as FooterJson | null)?.format)}, expected 1`);
+function validateFooter(f: FooterJson, version: PaxFormat, file: DataFileJson, fields: readonly Field[], bad: (what: string) => Error): void {
+  if (typeof f !== 'object' || f === null || f.format !== version) throw bad(`format ${String((f as FooterJson | null)?.format)}, the trailer says ${version}`);
   if (!isCount(f.zoneRows) || f.zoneRows < 8 || f.zoneRows % 8 !== 0 || f.zoneRows > MAX_ZONE_ROWS) throw bad(`zone rows ${String(f.zoneRows)}`);
   if (!Array.isArray(f.fields) || !Array.isArray(f.groups)) throw bad('missing fields or groups');
   if (f.groups.length !== file.groups.length) throw bad(`${f.groups.length} groups, snapshot says ${file.groups.length}`);

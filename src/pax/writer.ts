@@ -21,11 +21,13 @@ import type { statsToJson } from '../stats/index.js';
 import { encodeChunk, type EncodedChunk } from './chunk-encode.js';
 import { encodePool } from './encode-pool.js';
 import { CODECS, type CodecName } from './codec.js';
-import { type ChunkJson, type FooterGroupJson, type FooterJson, type ZoneJson, TRAILER_SIZE, writeTrailer } from './footer.js';
+import { type ChunkJson, type FooterGroupJson, type FooterJson, type PaxFormat, type ZoneJson, TRAILER_SIZE, defaultFormat, writeTrailer } from './footer.js';
 
 export interface PaxWriterOptions {
   codec: 'lz4' | 'zstd' | 'none';
   zoneRows: number;
+  /** 2 (v2 zones: lightweight encodings) unless given, or PAXD_PAX_FORMAT=1 (./footer.ts defaultFormat). */
+  format?: PaxFormat;
 }
 
 export const DEFAULT_ZONE_ROWS = 16384;
@@ -37,6 +39,7 @@ export class PaxFileWriter {
   private readonly fields: readonly Field[];
   private readonly codec: CodecName;
   private readonly zoneRows: number;
+  private readonly format: PaxFormat;
   private readonly footerGroups: FooterGroupJson[] = [];
   private readonly groups: GroupJson[] = [];
   private pos = 0;
@@ -48,9 +51,11 @@ export class PaxFileWriter {
     this.fields = fields;
     this.codec = opts.codec;
     this.zoneRows = opts.zoneRows;
+    this.format = opts.format ?? defaultFormat();
   }
 
   static async create(store: ObjectStore, path: string, fields: readonly Field[], opts: PaxWriterOptions): Promise<PaxFileWriter> {
+    if (opts.format !== undefined && opts.format !== 1 && opts.format !== 2) throw usage(`unknown PAX format ${String(opts.format)} (expected 1 or 2)`);
     if (!CODECS.includes(opts.codec)) throw usage(`unknown codec "${String(opts.codec)}" (expected lz4, zstd or none)`);
     if (!Number.isInteger(opts.zoneRows) || opts.zoneRows < 8 || opts.zoneRows % 8 !== 0 || opts.zoneRows > MAX_ZONE_ROWS)
       throw usage(`zone rows must be a multiple of 8 between 8 and ${MAX_ZONE_ROWS}, got ${opts.zoneRows}`);
@@ -100,10 +105,10 @@ export class PaxFileWriter {
         assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);
         if (pool?.takes(columnBytes(col)) === true) {
-          const p = pool.encode(col, this.zoneRows, this.codec);
+          const p = pool.encode(col, this.zoneRows, this.codec, this.format);
           p.catch(() => undefined); // surfaced when written
           encoded.push(p);
-        } else encoded.push(Promise.resolve(encodeChunk(col, this.zoneRows, this.codec)));
+        } else encoded.push(Promise.resolve(encodeChunk(col, this.zoneRows, this.codec, this.format)));
         while (encoded.length - chunks.length > window) await writeNext();
       }
       while (chunks.length < encoded.length) await writeNext();
@@ -141,7 +146,7 @@ export class PaxFileWriter {
     assert(!this.busy, 'finish while writeGroup is running');
     this.done = true;
     const footer: FooterJson = {
-      format: 1,
+      format: this.format,
       codec: this.codec,
       zoneRows: this.zoneRows,
       fields: this.fields.map((f) => ({ fieldId: f.fieldId, type: typeName(f.type) })),
@@ -151,7 +156,7 @@ export class PaxFileWriter {
     const footerCrc = crc32(json) >>> 0;
     const tail = new Uint8Array(json.byteLength + TRAILER_SIZE);
     tail.set(json, 0);
-    writeTrailer(tail, json.byteLength, json.byteLength, footerCrc);
+    writeTrailer(tail, json.byteLength, json.byteLength, footerCrc, this.format);
     const footerOffset = this.pos;
     await this.write(tail);
     await this.out.close();

@@ -12,18 +12,53 @@
  *   plain var:    offsets (n+1) × i32 | data
  *   dict var:     dictOffsets (d+1) × i32 | indices n × u8/u16 | dict data
  *
+ * That is format v1. Format v2 zones start with a zone header naming their scheme
+ * (./encoding/header.ts); decodeZoneV2 checks it against the footer's `enc` and hands the body
+ * to the scheme's decoder (./encoding/for.ts, rle.ts, dict.ts, plain.ts), each of which
+ * validates what it reads. Every v2 zone decodes to the same Arrow-layout Column as v1 (int64,
+ * decimal128, int32 offsets + bytes); dictionary zones carry their codes beside the bytes.
+ *
  * Values are zero-copy typed-array views of the decompressed buffer when aligned (sections
  * start at multiples of 8 and decompressed buffers are fresh allocations); otherwise (zones
  * stored 'none' inside an unaligned read buffer) the section is copied. Dictionary zones are
  * materialized to plain offsets + data.
  */
 import { crc32 } from 'node:zlib';
-import { type Column, type Values, popcount, checksumMismatch, corruption, unreachable, type PgType, type Physical, byteWidth, physicalOf } from '../types/index.js';
+import { type Column, type Values, Kind, kindOf, popcount, checksumMismatch, corruption, unreachable, type PgType, type Physical, byteWidth, physicalOf } from '../types/index.js';
 import { decompress } from './codec.js';
 import type { ZoneJson } from './footer.js';
 import { align8 } from './zone-encode.js';
+import { ZONE_HEADER_BYTES, readZoneHeader } from './encoding/header.js';
+import { type IntForm, decodeFor, zeroNulls } from './encoding/for.js';
+import { decodeRle } from './encoding/rle.js';
+import { decodeDict as decodeDictV2 } from './encoding/dict.js';
+import { decodePlainVar } from './encoding/plain.js';
 
-export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: string): Column {
+/**
+ * What decoding did, per process, for benchmarks and EXPLAIN-like reports: bytes that codecs
+ * decompressed (lz4/zstd output, or the stored bytes of uncompressed zones) and values decoded,
+ * per physical type. Counting costs an add per zone.
+ */
+export const decodeCounters = {
+  zones: 0,
+  /** Bytes of decoded zone (after decompression) per physical type. */
+  decodedBytes: new Map<Physical, number>(),
+  values: new Map<Physical, number>(),
+  reset(): void {
+    this.zones = 0;
+    this.decodedBytes.clear();
+    this.values.clear();
+  },
+};
+
+function count(p: Physical, bytes: number, n: number): void {
+  decodeCounters.zones++;
+  decodeCounters.decodedBytes.set(p, (decodeCounters.decodedBytes.get(p) ?? 0) + bytes);
+  decodeCounters.values.set(p, (decodeCounters.values.get(p) ?? 0) + n);
+}
+
+/** Decodes one zone of a file (or block) of `format` (1: the v1 layouts; 2: a zone header first). */
+export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: string, format: 1 | 2 = 1): Column {
   const actual = crc32(stored) >>> 0;
   if (actual !== z.crc) throw checksumMismatch('pax zone', file, z.offset, actual, z.crc);
   let buf: Uint8Array;
@@ -32,9 +67,14 @@ export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: 
   } catch (e) {
     throw corruption(file, z.offset, `pax zone: ${z.codec} decompression failed: ${(e as Error).message}`);
   }
+  // A plain Uint8Array view (lz4-napi and zstd-napi return Buffers): the decoders' loops then
+  // see one array class, not two.
+  if (Buffer.isBuffer(buf)) buf = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   const bad = (what: string) => corruption(file, z.offset, `pax zone: ${what}`);
   const n = z.rows;
   const p: Physical = physicalOf(type);
+  count(p, buf.byteLength, n);
+  if (format === 2) return decodeZoneV2(buf, z, type, p, bad);
   const a = z.nulls > 0 ? align8((n + 7) >>> 3) : 0;
   let validity: Uint8Array | null = null;
   if (z.nulls > 0) {
@@ -185,4 +225,65 @@ function decodeDict(
     else while (pos < end) data[pos++] = dd[k++]!;
   }
   return { type, length: n, nullCount: z.nulls, validity, values: data, offsets, data };
+}
+
+/** The FOR/RLE target form of a type, or null when those schemes cannot encode it. */
+function intFormOf(type: PgType, p: Physical): IntForm | null {
+  if (p === 'i16' || p === 'i32' || p === 'i64') return p;
+  if (p === 'fixed16' && kindOf(type) === Kind.Decimal128) return 'fixed16';
+  return null;
+}
+
+function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, bad: (what: string) => Error): Column {
+  const h = readZoneHeader(buf, bad);
+  if (h.scheme !== z.enc) throw bad(`zone header says ${h.scheme}, the footer says ${z.enc}`);
+  const n = z.rows;
+  const vBytes = z.nulls > 0 ? (n + 7) >>> 3 : 0;
+  const a = ZONE_HEADER_BYTES + align8(vBytes);
+  if (buf.byteLength < a) throw bad(`decoded ${buf.byteLength} bytes, shorter than its header and validity bitmap`);
+  let validity: Uint8Array | null = null;
+  if (z.nulls > 0) {
+    validity = buf.subarray(ZONE_HEADER_BYTES, ZONE_HEADER_BYTES + vBytes);
+    const present = popcount(validity, n);
+    if (present !== n - z.nulls) throw bad(`validity bitmap has ${n - present} NULLs, expected ${z.nulls}`);
+  }
+  const noParams = (what: string) => {
+    if (h.width2 !== 0 || h.count !== 0) throw bad(`${what} zone header with width2 ${h.width2} and count ${h.count}, expected 0`);
+  };
+  switch (h.scheme) {
+    case 'for':
+    case 'rle': {
+      const form = intFormOf(type, p);
+      if (form === null) throw bad(`${h.scheme} encoding for a ${type.id} column`);
+      let values: Values;
+      if (h.scheme === 'for') {
+        noParams('for');
+        values = decodeFor(buf, a, n, h.width, form, bad);
+      } else values = decodeRle(buf, a, n, h.count, h.width, h.width2, form, bad);
+      if (validity !== null) zeroNulls(values, form, validity, n);
+      return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };
+    }
+    case 'dict': {
+      if (p !== 'var') throw bad(`dictionary encoding for a ${type.id} column`);
+      if (h.width2 !== 0) throw bad(`dict zone header with width2 ${h.width2}, expected 0`);
+      if (z.dict !== h.count) throw bad(`zone header says ${h.count} dictionary entries, the footer says ${String(z.dict)}`);
+      return decodeDictV2(buf, a, n, h.count, h.width, type, validity, z.nulls, bad);
+    }
+    case 'plain': {
+      noParams('plain');
+      if (p === 'var') return decodePlainVar(buf, a, n, h.width, type, validity, z.nulls, bad);
+      if (h.width !== 0) throw bad(`plain zone header with width ${h.width}, expected 0`);
+      const body = buf.subarray(a);
+      if (p === 'bit') {
+        if (body.byteLength !== (n + 7) >>> 3) throw bad(`decoded length ${buf.byteLength}, expected ${a + ((n + 7) >>> 3)}`);
+        return { type, length: n, nullCount: z.nulls, validity, values: body, offsets: null, data: null };
+      }
+      const w = byteWidth(p);
+      if (body.byteLength !== n * w) throw bad(`decoded length ${buf.byteLength}, expected ${a + n * w}`);
+      const values: Values = p === 'fixed16' ? body : (view(buf, a, n, ARRAYS[p]) as Values);
+      return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };
+    }
+    default:
+      return unreachable(h.scheme);
+  }
 }

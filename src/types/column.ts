@@ -24,6 +24,18 @@ export interface Column {
   readonly values: Values;
   readonly offsets: Int32Array | null;
   readonly data: Uint8Array | null;
+  /**
+   * Var-width columns decoded from a dictionary zone also carry it: per row a code into
+   * `entries` (0 for NULL rows). offsets/data stay complete, so a consumer may ignore it; it is
+   * there so that filters and GROUP BY can compare and hash codes (issue #22).
+   */
+  readonly dictionary?: DictionaryVector;
+}
+
+/** The distinct values of a zone (`entries`, no NULLs) and each row's code into them. */
+export interface DictionaryVector {
+  readonly codes: Uint16Array;
+  readonly entries: Column;
 }
 
 /**
@@ -86,7 +98,9 @@ export function sliceColumn(c: Column, start: number, len: number): Column {
     default:
       values = c.values.subarray(start, start + len) as Values;
   }
-  return { type: c.type, length: len, nullCount, validity, values, offsets, data: c.data };
+  const out: Column = { type: c.type, length: len, nullCount, validity, values, offsets, data: c.data };
+  if (c.dictionary === undefined) return out;
+  return { ...out, dictionary: { codes: c.dictionary.codes.subarray(start, start + len), entries: c.dictionary.entries } };
 }
 
 export function sliceBatch(b: Batch, start: number, len: number): Batch {

@@ -34,8 +34,8 @@ function groupColumns(base: number, n: number): Column[] {
   ];
 }
 
-async function writeSmall(store: ObjectStore, codec: 'lz4' | 'zstd' | 'none'): Promise<DataFileJson> {
-  const w = await PaxFileWriter.create(store, PATH, fields, { codec, zoneRows: 16 });
+async function writeSmall(store: ObjectStore, codec: 'lz4' | 'zstd' | 'none', format: 1 | 2 = 2): Promise<DataFileJson> {
+  const w = await PaxFileWriter.create(store, PATH, fields, { codec, zoneRows: 16, format });
   await w.writeGroup(groupColumns(0, 40));
   await w.writeGroup(groupColumns(40, 24));
   return w.finish('data/small.pax');
@@ -71,10 +71,10 @@ async function expectCorruption(store: ObjectStore, file: DataFileJson, what: st
   assert.unreachable(`${what}: read succeeded`);
 }
 
-for (const codec of ['lz4', 'zstd', 'none'] as const) {
-  test(`${codec}: every single-byte flip anywhere in the file is detected at or before its offset`, async () => {
+for (const [format, codec] of [[1, 'lz4'], [1, 'none'], [2, 'lz4'], [2, 'zstd'], [2, 'none']] as const) {
+  test(`v${format} ${codec}: every single-byte flip anywhere in the file is detected at or before its offset`, async () => {
     const store = new MemStore();
-    const file = await writeSmall(store, codec);
+    const file = await writeSmall(store, codec, format);
     const good = store.objects.get(PATH)!;
     const want = await readAll(store, file);
     assert.is(want.length, 64 * fields.length);
@@ -90,9 +90,9 @@ for (const codec of ['lz4', 'zstd', 'none'] as const) {
     assert.equal(await readAll(store, file), want);
   });
 
-  test(`${codec}: truncations are detected, with the snapshot's size or a size that matches the short file`, async () => {
+  test(`v${format} ${codec}: truncations are detected, with the snapshot's size or a size that matches the short file`, async () => {
     const store = new MemStore();
-    const file = await writeSmall(store, codec);
+    const file = await writeSmall(store, codec, format);
     const good = store.objects.get(PATH)!;
     for (let len = 0; len < good.byteLength; len += len < 64 ? 1 : 7) {
       store.objects.set(PATH, good.slice(0, len));

@@ -30,10 +30,10 @@ function footerOf(store: MemStore, path: string, file: DataFileJson): FooterJson
 }
 
 /** Writes `cols` as groups of `groupRows` rows, reads every zone back and checks values and stats. */
-async function roundTrip(fields: Field[], cols: Column[], codec: 'lz4' | 'zstd' | 'none', zoneRows: number, groupRows: number, what: string) {
+async function roundTrip(fields: Field[], cols: Column[], codec: 'lz4' | 'zstd' | 'none', zoneRows: number, groupRows: number, what: string, format: 1 | 2 = 2) {
   const store = new MemStore();
   const path = 't/data/f.pax';
-  const w = await PaxFileWriter.create(store, path, fields, { codec, zoneRows });
+  const w = await PaxFileWriter.create(store, path, fields, { codec, zoneRows, format });
   const n = cols.length ? cols[0]!.length : 0;
   const groups = [];
   for (let start = 0; start < n || (n === 0 && groups.length === 0); start += groupRows) {
@@ -97,12 +97,13 @@ async function roundTrip(fields: Field[], cols: Column[], codec: 'lz4' | 'zstd' 
 test('round trip: every type × codec × row counts, NULLs and edge values', async () => {
   const rng = new Rng(testSeed());
   const fields: Field[] = ALL_TYPES.map((type, i) => ({ name: `c${i}`, type, notNull: false, fieldId: 10 + i }));
-  for (const codec of ['lz4', 'zstd', 'none'] as const) {
-    for (const n of [0, 1, 1023, 1024, 1025]) {
-      const cols = fields.map((f, i) => randomColumn(f.type, n, rng, i % 3 === 0 ? 0 : 0.2));
-      await roundTrip(fields, cols, codec, 1024, 2048, `${codec} n=${n}`);
+  for (const format of [1, 2] as const)
+    for (const codec of ['lz4', 'zstd', 'none'] as const) {
+      for (const n of [0, 1, 1023, 1024, 1025]) {
+        const cols = fields.map((f, i) => randomColumn(f.type, n, rng, i % 3 === 0 ? 0 : 0.2));
+        await roundTrip(fields, cols, codec, 1024, 2048, `v${format} ${codec} n=${n}`, format);
+      }
     }
-  }
 });
 
 test('round trip: random schemas, large row counts, default zone size and many groups', async () => {
@@ -137,18 +138,57 @@ test('dictionary zones (u8 and u16 indices) round trip and are chosen for few di
     columnOf(fields[3]!.type, Array.from({ length: n }, (_, i) => `v${i}`)),
     columnOf(fields[4]!.type, Array.from({ length: n }, () => null)),
   ];
-  for (const codec of ['lz4', 'none'] as const) {
-    const { store, path, file } = await roundTrip(fields, cols, codec, 16384, n, `dict ${codec}`);
+  for (const [format, codec] of [[1, 'lz4'], [1, 'none'], [2, 'lz4'], [2, 'none']] as const) {
+    const { store, path, file } = await roundTrip(fields, cols, codec, 16384, n, `dict v${format} ${codec}`, format);
     const footer = footerOf(store, path, file);
+    assert.is(footer.format, format);
     const enc = footer.groups[0]!.chunks.map((c) => c.zones.map((z) => `${z.enc}${z.dict ?? ''}`));
-    // Under a compressing codec, only short values (average <= DICT_MAX_AVG_BYTES) get a
-    // dictionary: 'color' averages ~22 bytes (one value is 100 bytes long).
-    assert.equal(enc[0], codec === 'none' ? ['dict5', 'dict5'] : ['plain', 'plain']);
+    // v1 under a compressing codec: only short values (average <= DICT_MAX_AVG_BYTES) get a
+    // dictionary: 'color' averages ~22 bytes (one value is 100 bytes long). v2 takes the
+    // dictionary whenever it is the smaller encoding.
+    assert.equal(enc[0], codec === 'none' || format === 2 ? ['dict5', 'dict5'] : ['plain', 'plain']);
     assert.ok(enc[1]![0]!.startsWith('dict') && Number(enc[1]![0]!.slice(4)) > 256, `u16 dictionary: ${enc[1]}`);
     assert.ok(enc[2]![0]!.startsWith('dict') && Number(enc[2]![0]!.slice(4)) > 256);
     assert.equal(enc[3], ['plain', 'plain']);
     assert.equal(enc[4], ['plain', 'plain']);
   }
+});
+
+test('v2 picks for, rle, dict and plain per zone from the values, and each round trips', async () => {
+  const n = 4096;
+  const fields: Field[] = [
+    { name: 'seq', type: { id: 'int8' }, notNull: true, fieldId: 1 },
+    { name: 'runs', type: { id: 'int4' }, notNull: false, fieldId: 2 },
+    { name: 'price', type: { id: 'numeric', precision: 15, scale: 2 }, notNull: false, fieldId: 3 },
+    { name: 'wide', type: { id: 'int8' }, notNull: true, fieldId: 4 },
+    { name: 'neg', type: { id: 'int2' }, notNull: true, fieldId: 5 },
+    { name: 'x', type: { id: 'float8' }, notNull: true, fieldId: 6 },
+    { name: 'ts', type: { id: 'timestamp' }, notNull: true, fieldId: 7 },
+    { name: 'big', type: { id: 'numeric', precision: 38, scale: 0 }, notNull: true, fieldId: 8 },
+  ];
+  const cols = [
+    columnOf(fields[0]!.type, Array.from({ length: n }, (_, i) => 1_000_000_000_000n + BigInt(i * 3))),
+    columnOf(fields[1]!.type, Array.from({ length: n }, (_, i) => (i % 100 === 7 ? null : Math.floor(i / 500) - 3))),
+    columnOf(fields[2]!.type, Array.from({ length: n }, (_, i) => (i % 97 === 0 ? null : BigInt((i * 7919) % 10000000) - 5000n))),
+    columnOf(fields[3]!.type, Array.from({ length: n }, (_, i) => (i % 2 === 0 ? -(2n ** 62n) : 2n ** 62n - BigInt(i)))),
+    columnOf(fields[4]!.type, Array.from({ length: n }, (_, i) => -32768 + (i % 17))),
+    columnOf(fields[5]!.type, Array.from({ length: n }, (_, i) => i / 7)),
+    columnOf(fields[6]!.type, Array.from({ length: n }, (_, i) => 1_700_000_000_000_000n + BigInt(i) * 3_600_000_000n)),
+    columnOf(fields[7]!.type, Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 10n ** 37n : BigInt(i)))),
+  ];
+  const { store, path, file } = await roundTrip(fields, cols, 'none', 2048, n, 'schemes');
+  const footer = footerOf(store, path, file);
+  const enc = footer.groups[0]!.chunks.map((c) => c.zones.map((z) => z.enc));
+  assert.equal(enc, [
+    ['for', 'for'],
+    ['rle', 'rle'],
+    ['for', 'for'],
+    ['plain', 'plain'], // a range of 2^63: plain
+    ['for', 'for'],
+    ['plain', 'plain'],
+    ['for', 'for'], // hours in microseconds: deltas of 33 bits and more
+    ['plain', 'plain'], // decimal128 beyond 2^53: plain
+  ]);
 });
 
 test('incompressible zones are stored uncompressed; zone codec is recorded', async () => {
@@ -166,6 +206,10 @@ test('option checks: codec and zone rows', async () => {
       () => assert.unreachable('accepted zone rows ' + zoneRows),
       (e) => assert.is(e.kind, 'usage'),
     );
+  await PaxFileWriter.create(store, 'xf', [], { codec: 'lz4', zoneRows: 8, format: 3 as 2 }).then(
+    () => assert.unreachable('accepted format 3'),
+    (e) => assert.is(e.kind, 'usage'),
+  );
 });
 
 test.run();
