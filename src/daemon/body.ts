@@ -33,8 +33,11 @@ export class HttpError extends Error {
 /** SQL text longer than this is refused (413). */
 export const MAX_SQL_BYTES = 16 * 1024 * 1024;
 
+/** Bytes handed to the consumer between two turns of the event loop (see Body's iterator). */
+const TURN_BYTES = 256 * 1024;
+
 /** Queued bytes past which the socket is paused until the consumer catches up. */
-const HIGH_WATER = 1 << 20;
+export const BODY_QUEUE_BYTES = 1 << 20;
 
 /** 413 for a body over `max` bytes (declared by Content-Length, or counted as it arrived). */
 export function tooLarge(max: number, declared: number | null): HttpError {
@@ -63,9 +66,15 @@ export function declaredLength(req: IncomingMessage): number | null {
 }
 
 /**
- * The in-flight budget of body bytes over all requests. A body with a Content-Length reserves
- * it all as it starts; a chunked one reserves as its bytes arrive. A body alone in flight is
- * always let in (up to max_body_bytes), so that no body under the limit waits forever.
+ * The in-flight budget of body bytes over all requests: what bodies being received can make
+ * the daemon hold in memory. Each body reserves its charge whole as it starts (`admit`), and
+ * keeps it until its request is done; past the budget, 503 before a byte of the body is read.
+ * A body that streams into a load is charged its Content-Length, at most what the load can
+ * hold (loadWorkingSet: a chunked body that much); a body read whole (SQL text) its
+ * Content-Length, a chunked one its limit. So a body once let in is never cut off for the
+ * budget half-way (the work done on it would be lost, and the client would send it again). A
+ * body alone in flight is always let in (up to max_body_bytes), so that no body under the
+ * limit waits forever.
  */
 export class Inflight {
   private used = 0;
@@ -73,25 +82,17 @@ export class Inflight {
 
   constructor(readonly limit: number) {}
 
-  /** Reserves `declared` bytes (0 for chunked) for one body; throws 503 when they do not fit. */
-  admit(declared: number | null): Reservation {
-    const n = declared ?? 0;
-    if (this.bodies > 0 && this.used + n > this.limit) throw this.busy(n);
-    this.used += n;
+  /** Reserves `charge` bytes for one body; throws 503 (Retry-After) when they do not fit. */
+  admit(charge: number): Reservation {
+    if (this.bodies > 0 && this.used + charge > this.limit) throw this.busy(charge);
+    this.used += charge;
     this.bodies++;
-    let held = n;
     let released = false;
     return {
-      grow: (more: number) => {
-        if (this.bodies > 1 && this.used + more > this.limit) return this.busy(more);
-        this.used += more;
-        held += more;
-        return null;
-      },
       release: () => {
         if (released) return;
         released = true;
-        this.used -= held;
+        this.used -= charge;
         this.bodies--;
       },
     };
@@ -111,9 +112,16 @@ export class Inflight {
   }
 }
 
+/**
+ * The bytes a load that streams a body into a table holds at most, whatever the body's size:
+ * the body's queue (BODY_QUEUE_BYTES, and the chunk that crossed it) and the sink's two row
+ * groups (the one filling, the one being encoded: src/insert/sink.ts flushGroup).
+ */
+export function loadWorkingSet(rowGroupBytes: number): number {
+  return 2 * Math.max(rowGroupBytes, BODY_QUEUE_BYTES) + 2 * BODY_QUEUE_BYTES;
+}
+
 export interface Reservation {
-  /** Counts `n` more bytes of a chunked body; the 503 to fail it with when they do not fit. */
-  grow(n: number): HttpError | null;
   release(): void;
 }
 
@@ -122,7 +130,6 @@ export interface BodyLimits {
   readonly idleMs: number;
   /** Least average bytes per second while the client owes bytes (after RATE_GRACE_MS); 0: none. */
   readonly minRate?: number;
-  readonly reservation: Reservation;
 }
 
 /**
@@ -143,15 +150,12 @@ export class Body implements AsyncIterable<Uint8Array> {
   private owedSince: number | null = null;
   private rateTimer: NodeJS.Timeout | null = null;
   private readonly declared: number | null;
-  private readonly counted: boolean;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly limits: BodyLimits,
   ) {
     this.declared = declaredLength(req);
-    // A chunked body is counted against the in-flight budget as it arrives.
-    this.counted = this.declared === null;
     if (this.declared !== null && this.declared > limits.max) this.fail(tooLarge(limits.max, this.declared));
     // The client may have gone while the route was getting ready ('close' was then missed).
     else if (req.destroyed && !req.complete) this.fail(truncated(0, this.declared));
@@ -167,13 +171,23 @@ export class Body implements AsyncIterable<Uint8Array> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    let sinceTurn = 0;
     try {
       for (;;) {
         if (this.failure !== null) throw this.failure;
+        // Queued chunks are handed over without a turn of the event loop in between: the
+        // consumer's work on them (a load parsing CSV) would hold the loop, /health and every
+        // other session waiting, for as long as the queue lasts. Every TURN_BYTES, a turn.
+        if (sinceTurn >= TURN_BYTES) {
+          sinceTurn = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
         const c = this.queue.shift();
         if (c !== undefined) {
+          sinceTurn += c.byteLength;
           this.queued -= c.byteLength;
-          if (this.queued < HIGH_WATER && this.req.isPaused() && !this.ended) {
+          if (this.queued < BODY_QUEUE_BYTES && this.req.isPaused() && !this.ended) {
             this.req.resume();
             this.arm();
           }
@@ -181,6 +195,7 @@ export class Body implements AsyncIterable<Uint8Array> {
           continue;
         }
         if (this.ended) return;
+        sinceTurn = 0;
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
     } finally {
@@ -199,13 +214,9 @@ export class Body implements AsyncIterable<Uint8Array> {
   private readonly onData = (chunk: Buffer): void => {
     this.received += chunk.byteLength;
     if (this.received > this.limits.max) return this.fail(tooLarge(this.limits.max, null));
-    if (this.counted) {
-      const busy = this.limits.reservation.grow(chunk.byteLength);
-      if (busy !== null) return this.fail(busy);
-    }
     this.queue.push(chunk);
     this.queued += chunk.byteLength;
-    if (this.queued >= HIGH_WATER) {
+    if (this.queued >= BODY_QUEUE_BYTES) {
       // The consumer is behind: the client waits for it (TCP backpressure), and no clock runs.
       this.req.pause();
       this.disarm();

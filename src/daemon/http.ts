@@ -33,7 +33,7 @@ import { streamInput, type Format } from '../insert/readers.js';
 import { authorizeCopyFrom, query, textRows, commandTag } from '../engine/index.js';
 import { resultToArrowIpc } from './arrow-out.js';
 import { BasicAuth } from './auth.js';
-import { Body, HttpError, Inflight, MAX_SQL_BYTES, declaredLength, tooLarge } from './body.js';
+import { Body, HttpError, Inflight, MAX_SQL_BYTES, type Reservation, declaredLength, loadWorkingSet, tooLarge } from './body.js';
 import type { AuthConfig } from '../pgwire/index.js';
 import type { Logger } from './log.js';
 import type { DaemonMetrics } from './metrics.js';
@@ -79,18 +79,20 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
   const auth = new BasicAuth(o.auth);
   const inflight = new Inflight(o.maxInflightBodyBytes);
   /**
-   * The body of a request, counted in flight until `finish`. A client that sent `Expect:
-   * 100-continue` (curl does for bodies over 1 MB) is told to send it only now, once the
-   * request has passed authentication and the in-flight limit: a refused one never sends it.
+   * The body of a request, counted in flight until `finish`: its Content-Length (a chunked
+   * one: `max`), at most `hold`, the bytes its route holds at most however long the body (see
+   * Inflight). A client that sent `Expect: 100-continue` (curl does for bodies over 1 MB) is
+   * told to send it only now, once the request has passed authentication and the in-flight
+   * limit: a refused one never sends it.
    */
-  const body = (req: IncomingMessage, res: ServerResponse, max: number): Body => {
-    const reservation = inflight.admit(declaredLength(req));
+  const body = (req: IncomingMessage, res: ServerResponse, max: number, hold = Infinity): Body => {
+    const reservation = inflight.admit(Math.min(declaredLength(req) ?? max, max, hold));
     if (/100-continue/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
-    const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, minRate: o.bodyMinRate ?? 0, reservation });
+    const b = new Body(req, { max, idleMs: o.bodyTimeoutMs, minRate: o.bodyMinRate ?? 0 });
     bodies.set(b, reservation);
     return b;
   };
-  const bodies = new Map<Body, { release(): void }>();
+  const bodies = new Map<Body, Reservation>();
   const finish = (b: Body): void => {
     b.close();
     bodies.get(b)?.release();
@@ -134,7 +136,7 @@ export async function startHttp(o: HttpOptions): Promise<HttpServer> {
       busy++;
       let b: Body | null = null;
       try {
-        await ingestBody(o, table, user, url, req, res, () => (b = body(req, res, o.maxBodyBytes)));
+        await ingestBody(o, table, user, url, req, res, (hold) => (b = body(req, res, o.maxBodyBytes, hold)));
       } finally {
         if (b !== null) finish(b);
         done();
@@ -275,7 +277,7 @@ function formatOfContentType(ct: string | undefined): Format | null {
   }
 }
 
-async function ingestBody(o: HttpOptions, table: string, user: string | undefined, url: URL, req: IncomingMessage, res: ServerResponse, open: () => Body): Promise<void> {
+async function ingestBody(o: HttpOptions, table: string, user: string | undefined, url: URL, req: IncomingMessage, res: ServerResponse, open: (hold: number) => Body): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
     throw new HttpError(
@@ -294,8 +296,9 @@ async function ingestBody(o: HttpOptions, table: string, user: string | undefine
   const t = await o.db.table(table);
   // INSERT on the table, as COPY FROM needs (42501, 403), before a byte of the body is read.
   await authorizeCopyFrom(o.db, user, table);
-  // Opened once the request is known to be good: only then does it count in flight.
-  const body = open();
+  // Opened once the request is known to be good: only then does it count in flight, as much
+  // as the load can hold of it.
+  const body = open(loadWorkingSet(t.snapshot.options.rowGroupBytes));
   let r: Awaited<ReturnType<typeof ingestFiles>>;
   try {
     // The load reads the body as it arrives; it commits only after the body's last byte.

@@ -7,7 +7,10 @@
  * daemon stays up.
  *
  * Sizes are small by default, for CI; PAXD_SOAK=1 runs the issue's: 50 concurrent uploads of
- * 100 MB each. The peak RSS of the daemon (VmHWM) is printed and bounded either way.
+ * 100 MB each. Their clients retry a 503 after its Retry-After, as a real client would; every
+ * upload ends committed whole (its rows counted, one by one). The peak RSS of the daemon
+ * (VmHWM) is printed and bounded either way, and /health and a wire session's `select 1`,
+ * sent throughout, keep a p99 under 100 ms.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
+import pg from 'pg';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Int64, Table as ArrowTable, Utf8, tableToIPC, vectorFromArray } from 'apache-arrow';
@@ -27,9 +31,21 @@ import { serveCli, stopCli, type Served } from '../daemon/serve.js';
 const SOAK = process.env.PAXD_SOAK === '1';
 const UPLOADS = SOAK ? 50 : 12;
 const UPLOAD_BYTES = SOAK ? 100 * 1024 * 1024 : 2 * 1024 * 1024;
-const INFLIGHT = SOAK ? 256 * 1024 * 1024 : 6 * 1024 * 1024;
+/**
+ * max_inflight_body_bytes. A load is charged its Content-Length, at most its working set (two
+ * 64 MB row groups and the body's queue: src/daemon/body.ts loadWorkingSet), a chunked one
+ * that working set: in the soak, three 100 MB loads at a time.
+ */
+const INFLIGHT = SOAK ? 384 * 1024 * 1024 : 6 * 1024 * 1024;
 /** The daemon's peak RSS must stay under this (the uploads alone are 5 GB in the soak). */
-const RSS_BOUND = SOAK ? 1536 * 1024 * 1024 : 1024 * 1024 * 1024;
+const RSS_BOUND = SOAK ? 1280 * 1024 * 1024 : 1024 * 1024 * 1024;
+/**
+ * /health and `select 1` must answer within this at the 99th percentile while the uploads run
+ * (ms): the issue's 100 ms in the soak, which wants a quiet machine; in CI, where other jobs
+ * share the cores, 2 s, which still catches a load that holds the event loop (a whole upload
+ * parsed without a turn of the loop held /health for 11–15 s).
+ */
+const PROBE_P99_MS = SOAK ? 100 : 2000;
 // Short, to see them work; under the soak's load a second without a byte is too likely.
 const HEADER_TIMEOUT_MS = SOAK ? 5000 : 1000;
 const BODY_TIMEOUT_MS = SOAK ? 5000 : 1000;
@@ -53,7 +69,7 @@ test.before(async () => {
   await db.close();
   const users = join(tempDir(), 'users.json');
   writeFileSync(users, JSON.stringify({ users: { [USER]: scramVerifier(PASSWORD) } }));
-  s = await serveCli(data, ['--users', users], {
+  s = await serveCli(data, ['--users', users, '--listen', '127.0.0.1:0'], {
     PAXD_AUTH_FAILURE_DELAY_MS: '0',
     PAXD_MAX_INFLIGHT_BODY_BYTES: String(INFLIGHT),
     PAXD_HTTP_HEADER_TIMEOUT_MS: String(HEADER_TIMEOUT_MS),
@@ -148,7 +164,7 @@ test('unauthenticated requests get 401 and their bodies are not loaded', async (
 });
 
 /** CSV rows of 200 bytes (`id,name,v`), about `bytes` of them, in one 1 MB block sent again and again (the test process stays light). */
-function csvRows(bytes: number, first: number): { stream: Readable; rows: number; length: number } {
+function csvRows(bytes: number, first: number): { stream: Readable; rows: number; length: number; ids: number } {
   const row = (id: number) => `${id},${'the quick brown fox jumps over the lazy dog '.repeat(4).slice(0, 177)},${id}\n`;
   const size = Buffer.byteLength(row(first));
   const perBlock = Math.floor((1024 * 1024) / size);
@@ -163,15 +179,22 @@ function csvRows(bytes: number, first: number): { stream: Readable; rows: number
       this.push(n === perBlock ? block : block.subarray(0, n * size));
     },
   });
-  return { stream, rows, length: rows * size };
+  // The ids of a block repeat in the next: `ids` distinct ones, from `first`.
+  return { stream, rows, length: rows * size, ids: Math.min(perBlock, rows) };
 }
 
-/** One upload; on 503 waits Retry-After and sends it again. Resolves with the 503s seen. */
-async function upload(i: number, declare: boolean): Promise<number> {
+/** Ids of upload `i` start here (ten digits: every row the same length). */
+const firstId = (i: number) => 1_000_000_000 + i * 10_000_000;
+
+/**
+ * One upload, as a client that honours Retry-After: on 503 (or 429) it waits what the answer
+ * says (with jitter, so that the waiting clients do not come back all at once) and sends the
+ * body again. Resolves with the refusals seen.
+ */
+async function upload(i: number, declare: boolean, deadline: number): Promise<number> {
   let busy = 0;
   for (;;) {
-    const first = 1_000_000_000 + i * 10_000_000; // ten digits: every row the same length
-    const body = csvRows(UPLOAD_BYTES, first);
+    const body = csvRows(UPLOAD_BYTES, firstId(i));
     const answer = await new Promise<{ status: number; retryAfter: string | undefined; text: string }>((resolve, reject) => {
       const headers: Record<string, string> = { 'Content-Type': 'text/csv', Authorization: AUTH };
       // With a length, as curl sends a large body: Expect: 100-continue, the body only once
@@ -198,10 +221,11 @@ async function upload(i: number, declare: boolean): Promise<number> {
       if (declare) req.on('continue', () => body.stream.pipe(req));
       else body.stream.pipe(req);
     });
-    if (answer.status === 503) {
+    if (answer.status === 503 || answer.status === 429) {
       busy++;
       assert.is(answer.retryAfter, '1', 'Retry-After');
       if (answer.text.endsWith('\n')) assert.is((JSON.parse(answer.text) as { error: { sqlstate: string } }).error.sqlstate, '53000');
+      assert.ok(performance.now() < deadline, `upload ${i}: still refused after ${busy} tries`);
       await sleep(Number(answer.retryAfter) * 1000 * (0.5 + Math.random()));
       continue;
     }
@@ -211,56 +235,105 @@ async function upload(i: number, declare: boolean): Promise<number> {
   }
 }
 
-test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: all loaded, 503 + Retry-After past max_inflight_body_bytes, RSS bounded`, async () => {
+/** Probes `what` every 50 ms until `running()` is false; resolves with the latencies (ms) and the failures. */
+async function probe(what: () => Promise<void>, running: () => boolean): Promise<{ ms: number[]; failed: string[] }> {
+  const ms: number[] = [];
+  const failed: string[] = [];
+  while (running()) {
+    const t0 = performance.now();
+    await what().catch((e: unknown) => failed.push(String(e)));
+    ms.push(performance.now() - t0);
+    await sleep(50);
+  }
+  return { ms, failed };
+}
+
+function percentiles(xs: readonly number[]): { n: number; p50: number; p99: number; max: number } {
+  const v = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => v[Math.min(v.length - 1, Math.floor(q * v.length))] ?? 0;
+  return { n: v.length, p50: at(0.5), p99: at(0.99), max: v[v.length - 1] ?? 0 };
+}
+
+const fmt = (p: ReturnType<typeof percentiles>) => `p50 ${p.p50.toFixed(1)} p99 ${p.p99.toFixed(1)} max ${p.max.toFixed(0)} ms (${p.n})`;
+
+test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole, 503 + Retry-After past max_inflight_body_bytes and retried, RSS bounded, /health and select 1 fast`, async () => {
   const before = await count();
   const base = rss();
-  let healthMax = 0;
-  let healthFailed = 0;
-  let polling = true;
-  const poller = (async () => {
-    while (polling) {
-      const t0 = performance.now();
-      const r = await fetch(`${s.base}/health`).catch(() => null);
-      if (r?.status !== 200) healthFailed++;
-      await r?.arrayBuffer();
-      healthMax = Math.max(healthMax, performance.now() - t0);
-      await sleep(100);
-    }
-  })();
+  const wire = new pg.Client({ host: '127.0.0.1', port: s.wirePort!, user: USER, password: PASSWORD, database: 'paxd' });
+  await wire.connect();
+  let running = true;
+  const health = probe(async () => {
+    const r = await fetch(`${s.base}/health`);
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`/health: ${r.status}`);
+  }, () => running);
+  const select1 = probe(async () => void (await wire.query('select 1')), () => running);
+  let peak = base.now;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss().now)), 200);
   const t0 = performance.now();
-  const busy = await Promise.all(Array.from({ length: UPLOADS }, (_, i) => upload(i, i % 2 === 0)));
+  const deadline = t0 + (SOAK ? 20 * 60_000 : 120_000);
+  let busy: number[];
+  try {
+    busy = await Promise.all(Array.from({ length: UPLOADS }, (_, i) => upload(i, i % 2 === 0, deadline)));
+  } finally {
+    running = false;
+    clearInterval(sampler);
+  }
   const seconds = (performance.now() - t0) / 1000;
-  polling = false;
-  await poller;
+  const [h, q] = [await health, await select1];
+  await wire.end();
   const after = rss();
-  const rowsPer = csvRows(UPLOAD_BYTES, 1_000_000_000).rows;
+  const { rows: rowsPer, ids } = csvRows(UPLOAD_BYTES, firstId(0));
+  // Every upload whole, and nothing of a refused one: the rows of each, by its ids.
+  const r = await fetch(`${s.base}/v1/sql`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', Authorization: AUTH },
+    body: `SELECT (id - 1000000000) / 10000000 AS u, count(*), min(id), max(id) FROM t WHERE id >= 1000000000 GROUP BY 1 ORDER BY 1`,
+  });
+  assert.is(r.status, 200);
+  const per = ((await r.json()) as { rows: string[][] }).rows;
+  assert.equal(
+    per,
+    Array.from({ length: UPLOADS }, (_, i) => [String(i), String(rowsPer), String(firstId(i)), String(firstId(i) + ids - 1)]),
+  );
   assert.is(await count(), before + UPLOADS * rowsPer);
   const total = busy.reduce((a, b) => a + b, 0);
+  const hp = percentiles(h.ms);
+  const qp = percentiles(q.ms);
   console.log(
-    `  ${UPLOADS} × ${mb(UPLOAD_BYTES)} uploads (${mb(UPLOADS * UPLOAD_BYTES)}) in ${seconds.toFixed(1)} s; max_inflight_body_bytes ${mb(INFLIGHT)}: ${total} answers 503; daemon RSS ${mb(base.now)} before, peak ${mb(after.peak)} (VmHWM); /health slowest ${healthMax.toFixed(0)} ms`,
+    `  ${UPLOADS} × ${mb(UPLOAD_BYTES)} uploads (${mb(UPLOADS * UPLOAD_BYTES)}) in ${seconds.toFixed(1)} s, all committed; max_inflight_body_bytes ${mb(INFLIGHT)}: ${total} answers 503, retried; daemon RSS ${mb(base.now)} before, peak ${mb(Math.max(peak, after.peak))} (VmHWM ${mb(after.peak)}); /health ${fmt(hp)}; select 1 ${fmt(qp)}`,
   );
-  assert.is(healthFailed, 0, '/health answered throughout');
+  assert.equal(h.failed, [], '/health answered throughout');
+  assert.equal(q.failed, [], 'select 1 answered throughout');
   assert.ok(after.peak < RSS_BOUND, `peak RSS ${mb(after.peak)} under ${mb(RSS_BOUND)}`);
+  assert.ok(hp.p99 < PROBE_P99_MS, `/health p99 ${hp.p99.toFixed(1)} ms`);
+  assert.ok(qp.p99 < PROBE_P99_MS, `select 1 p99 ${qp.p99.toFixed(1)} ms`);
   if (UPLOADS * UPLOAD_BYTES > 2 * INFLIGHT) assert.ok(total > 0, 'the in-flight limit was reached');
   await alive('uploads');
 });
 
-test('past max_inflight_body_bytes a body gets 503 with Retry-After; once the budget frees, it loads', async () => {
-  // A body that reserves most of the budget and then stalls (it is cut off at the body timeout).
-  const big = Math.floor(INFLIGHT * 0.8);
-  const stalled = raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: ${big}\r\n\r\n`, {
-    body: Buffer.from('1,a,1\n'),
-  });
+test('past max_inflight_body_bytes a body gets 503 with Retry-After before it is read, a chunked one too; once the budget frees, it loads', async () => {
+  // Bodies that reserve most of the budget and then stall (cut off at the body timeout). A load
+  // is charged at most its working set (src/daemon/body.ts): in the soak, several of them.
+  const each = Math.min(Math.floor(INFLIGHT * 0.8), 100 * 1024 * 1024);
+  const stalled = Array.from({ length: Math.floor((INFLIGHT * 0.8) / each) }, () =>
+    raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: ${each}\r\n\r\n`, {
+      body: Buffer.from('1,a,1\n'),
+    }),
+  );
   await sleep(200);
-  const second = Math.floor(INFLIGHT * 0.5);
-  const busy = await raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: ${second}\r\n\r\n`, { ms: 5000 });
-  assert.is(status(busy), 503, busy.slice(0, 300));
-  assert.match(busy, /\r\nRetry-After: 1\r\n/i);
-  assert.is(jsonOf(busy).error.sqlstate, '53000');
-  assert.match(jsonOf(busy).error.message, 'max_inflight_body_bytes');
-  const cut = await stalled;
-  assert.is(status(cut), 408, cut.slice(0, 300));
-  assert.is(jsonOf(cut).error.sqlstate, '08006');
+  const second = INFLIGHT - stalled.length * each + 1;
+  for (const framing of [`Content-Length: ${second}`, 'Transfer-Encoding: chunked']) {
+    const busy = await raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\n${framing}\r\n\r\n`, { ms: 5000 });
+    assert.is(status(busy), 503, `${framing}: ${busy.slice(0, 300)}`);
+    assert.match(busy, /\r\nRetry-After: 1\r\n/i);
+    assert.is(jsonOf(busy).error.sqlstate, '53000');
+    assert.match(jsonOf(busy).error.message, 'max_inflight_body_bytes');
+  }
+  for (const cut of await Promise.all(stalled)) {
+    assert.is(status(cut), 408, cut.slice(0, 300));
+    assert.is(jsonOf(cut).error.sqlstate, '08006');
+  }
   const row = Buffer.from('7,after,7\n');
   const ok = await raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: ${row.byteLength}\r\nConnection: close\r\n\r\n`, { body: row });
   assert.is(status(ok), 200, ok.slice(0, 300));
@@ -287,9 +360,10 @@ test('slowloris: trickled headers get 408 at http_header_timeout_ms, stalled bod
       }),
     );
   }
-  // Bodies: headers sent at once, a few bytes, then nothing.
+  // Bodies: headers sent at once, a few bytes, then nothing. With a length: a chunked load is
+  // charged a load's working set in flight (src/daemon/body.ts), past CI's whole budget.
   const bodies = Array.from({ length: 20 }, () =>
-    raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n1,a,1\n\r\n`, { ms: 10_000 }),
+    raw(`POST /v1/tables/t/rows?header=false HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: text/csv\r\nContent-Length: 1000\r\n\r\n1,a,1\n`, { ms: 10_000 }),
   );
   const t0 = performance.now();
   for (let i = 0; i < 5; i++) {
@@ -306,7 +380,8 @@ test('slowloris: trickled headers get 408 at http_header_timeout_ms, stalled bod
   for (const a of await Promise.all(bodies)) {
     assert.is(status(a), 408, a.slice(0, 300));
     assert.is(jsonOf(a).error.sqlstate, '08006');
-    assert.match(jsonOf(a).error.message, 'http_body_timeout_ms');
+    // Idle for http_body_timeout_ms, or under http_body_min_rate (the soak's timeout is its grace).
+    assert.match(jsonOf(a).error.message, /http_body_timeout_ms|http_body_min_rate/);
   }
   const elapsed = performance.now() - t0;
   assert.ok(elapsed < BODY_TIMEOUT_MS + HEADER_TIMEOUT_MS + 4000, `all cut off after ${elapsed.toFixed(0)} ms`);
