@@ -17,7 +17,7 @@ import { target, unknownLiterals, resolveUnknown } from './literals.js';
 import { outputName, hasAggregate } from './ast.js';
 import type { ColumnSource, Mode, SelectCore } from './scope.js';
 import { ExprBinder } from './expressions.js';
-import { WindowBinding } from './window.js';
+import { WindowBinding, windowOnlyWithoutOver } from './window.js';
 
 export class Binder extends ExprBinder {
   /** Window function calls of the SELECT being bound (./window.ts). */
@@ -31,7 +31,11 @@ export class Binder extends ExprBinder {
   });
 
   protected override expr(node: AstNode, mode: Mode): Expr {
-    if (kindOf(node) === 'FuncCall' && fieldsOf(node).over !== undefined) return this.win.call(fieldsOf(node), mode);
+    if (kindOf(node) === 'FuncCall') {
+      if (fieldsOf(node).over !== undefined) return this.win.call(fieldsOf(node), mode);
+      const e = windowOnlyWithoutOver(fieldsOf(node));
+      if (e !== null) throw e;
+    }
     return super.expr(node, mode);
   }
 

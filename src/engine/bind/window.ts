@@ -18,6 +18,18 @@ import { AGGREGATES, AGGREGATE_ALIAS, aggregateType, checkSortable } from './cat
 import { isUnknownText, resolveUnknown, unknownLiterals } from './literals.js';
 import type { Mode } from './scope.js';
 
+/** Functions that exist only as window functions: called without OVER they are 42809. */
+const WINDOW_ONLY: ReadonlySet<string> = new Set(['row_number', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value']);
+/** Window functions that are also hypothetical-set aggregates (with WITHIN GROUP). */
+const HYPOTHETICAL: ReadonlySet<string> = new Set(['rank', 'dense_rank', 'percent_rank', 'cume_dist']);
+
+export function windowOnlyWithoutOver(n: AstFields): SqlError | null {
+  const names = (n.funcname as AstNode[]).map(str);
+  const name = names[names.length - 1]!.toLowerCase();
+  if (!(WINDOW_ONLY.has(name) || (HYPOTHETICAL.has(name) && n.agg_within_group !== true)) || (names.length === 2 && names[0] !== 'pg_catalog')) return null;
+  return new SqlError('invalid_input', SQLSTATE.wrong_object_type, `window function ${name} requires an OVER clause`, positionOf(n.location as number));
+}
+
 /** What the window binder borrows from the Binder (./select.ts). */
 export interface WindowHost {
   expr(node: AstNode, mode: Mode): Expr;
@@ -90,7 +102,8 @@ export class WindowBinding {
     const location = n.location as number;
     if (this.inside === 'arguments') throw windowingError('window function calls cannot be nested', location);
     if (this.inside === 'definition') throw windowingError('window functions are not allowed in window definitions', location);
-    if (!this.allowed) {
+    // The select list and ORDER BY, not an aggregate's arguments or FILTER inside them.
+    if (!this.allowed || (mode.kind === 'scalar' && mode.clause !== 'SELECT')) {
       const clause = mode.kind === 'scalar' ? mode.clause : 'HAVING';
       if (clause === 'aggregate arguments') throw new SqlError('invalid_input', SQLSTATE.grouping_error, 'aggregate function calls cannot contain window function calls', positionOf(location));
       throw windowingError(`window functions are not allowed in ${clause}`, location);
@@ -225,7 +238,8 @@ export class WindowBinding {
     });
     if (variable) throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, `argument of ${what} must not contain variables`, positionOf(location));
     if (unit !== 'range') {
-      if (!unknownLiterals.has(raw) && !isInteger(raw.type)) throw datatypeMismatch(`argument of ${what} must be type bigint, not type ${pgDisplayName(raw.type)}`, location);
+      // coerce_to_specific_type: an assignment cast (1.5 rounds to 2).
+      if (!unknownLiterals.has(raw) && categoryOf(raw.type) !== 'numeric') throw datatypeMismatch(`argument of ${what} must be type bigint, not type ${pgDisplayName(raw.type)}`, location);
       return Object.freeze({ kind: 'offset', following, offset: this.host.cast(raw, T.int8, location) });
     }
     const k = key!.expr;
@@ -252,18 +266,22 @@ export class WindowBinding {
       if (unknownLiterals.has(e) || e.type.id === 'int2' || e.type.id === 'int4') return this.host.cast(e, T.int4);
       throw sig();
     };
-    const value = (e: Expr): Expr => (isUnknownText(e) ? this.host.cast(e, T.text) : e);
+    const value = (e: Expr): Expr => {
+      if (unknownLiterals.has(e)) throw datatypeMismatch('could not determine polymorphic type because input has type unknown', location);
+      return e;
+    };
     const make = (a: Expr[], type: PgType) => ({ kind: 'fn' as const, fn, args: Object.freeze(a), type });
     switch (fn) {
       case 'row_number':
-      case 'rank':
-      case 'dense_rank':
         if (args.length !== 0) throw sig();
         return make([], T.int8);
+      case 'rank':
+      case 'dense_rank':
       case 'percent_rank':
       case 'cume_dist':
-        if (args.length !== 0) throw sig();
-        return make([], T.float8);
+        // With arguments these name the hypothetical-set aggregates, which need WITHIN GROUP.
+        if (args.length !== 0) throw new SqlError('invalid_input', SQLSTATE.wrong_object_type, `WITHIN GROUP is required for ordered-set aggregate ${fn}`, positionOf(location));
+        return make([], fn === 'rank' || fn === 'dense_rank' ? T.int8 : T.float8);
       case 'ntile':
         if (args.length !== 1) throw sig();
         return make([int4(args[0]!)], T.int4);
@@ -319,7 +337,8 @@ export class WindowBinding {
     } else {
       if (args.length !== 1) throw undefinedFunction(`${name0}() with ${args.length} arguments`, location);
       const bound = this.host.expr(args[0]!, mode);
-      const arg = isUnknownText(bound) ? this.host.cast(bound, T.text) : bound;
+      // min/max(varchar) are min/max(text) in PostgreSQL (bpchar has its own).
+      const arg = isUnknownText(bound) || ((fn === 'min' || fn === 'max') && bound.type.id === 'varchar') ? this.host.cast(bound, T.text) : bound;
       if (fn === 'array_agg') {
         if (arg.type.id === 'array') throw notSupported('array_agg of arrays', location);
         call = { fn, arg, type: arrayOf(arg.type), distinct: false };

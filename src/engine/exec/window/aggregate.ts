@@ -203,7 +203,11 @@ function moving(v: PartitionView, arg: readonly Value[], make: () => Moving): vo
   }
 }
 
-/** min/max over a frame whose bounds only advance: positions whose values may still be the extreme, best first. */
+/**
+ * min/max over a frame whose bounds only advance: positions whose values may still be the
+ * extreme, best first. Of equal values the later wins, as float8smaller/larger keep their
+ * second argument on ties (0 after -0 is 0).
+ */
 function deque(a: AggCall, v: PartitionView, arg: readonly Value[]): void {
   const t = a.arg!.type;
   const better = a.fn === 'min' ? (x: Value, y: Value) => compare(t, x, y) < 0 : (x: Value, y: Value) => compare(t, x, y) > 0;
@@ -217,7 +221,7 @@ function deque(a: AggCall, v: PartitionView, arg: readonly Value[]): void {
     for (; hi < e; hi++) {
       const x = arg[rowOf(v, hi)]!;
       if (x === null) continue;
-      while (tail > head && better(x, arg[rowOf(v, q[tail - 1]!)]!)) tail--;
+      while (tail > head && !better(arg[rowOf(v, q[tail - 1]!)]!, x)) tail--;
       q[tail++] = hi;
     }
     while (tail > head && q[head]! < s) head++;
