@@ -25,6 +25,7 @@ import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js'
 import { bindQuery, type BoundJoinSelect, type BoundSelect } from './bind.js';
 import { type Plan, planQuery } from './plan.js';
 import type { Expr } from './expr.js';
+import type { WindowClause } from './ir.js';
 import { newTrace, run, runQuery, type RunTrace } from './exec/run.js';
 import { resolveAllInitPlans } from './exec/init-plans.js';
 import { toText } from './exec/kernels.js';
@@ -117,6 +118,7 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
       ...at(t, t?.aggRows ?? 0, t?.aggAt ?? 0, t?.aggAt ?? 0),
     };
   }
+  if (q.windows !== undefined) node = describeWindows(q.windows, node, outNames, t);
   if (q.distinct) {
     cost = aggregateCost(cost, groupCount(q.targets.map(() => DEFAULT_DISTINCT), cost.rows), outWidth, q.targets.length);
     node = { cost, name: 'HashAggregate', details: [`Group Key: ${q.targets.map((x) => sql(x.expr, outNames)).join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
@@ -128,6 +130,27 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
   }
   if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   else if (node === node0) node = { ...node, cost };
+  return node;
+}
+
+/**
+ * WindowAgg over Sort, PostgreSQL's shape: one Sort (by PARTITION BY, then ORDER BY keys) and
+ * one WindowAgg per distinct sort of the windows, the first innermost; no Sort for a window
+ * with neither. Rows and times of ANALYZE are the finishing step's.
+ */
+function describeWindows(w: WindowClause, node0: Node, names: readonly string[], t: RunTrace | null): Node {
+  let node = node0;
+  const seen = new Set<string>();
+  for (const spec of w.specs) {
+    const keys = [...spec.partition.map((expr) => ({ expr, desc: false, nullsFirst: false })), ...spec.order];
+    const line = keys.length === 0 ? '' : sortKeyLine(keys, names);
+    if (seen.has(line)) continue;
+    seen.add(line);
+    const cost = node.cost!;
+    const at = t === null ? {} : { actual: { rows: t.sortedRows, first: t.finishAt, last: t.finishAt } };
+    if (keys.length > 0) node = { cost: sortCost(cost, null), name: 'Sort', details: [line], children: [node], ...at };
+    node = { cost: { ...node.cost!, total: node.cost!.total + cost.rows * COST.operator }, name: 'WindowAgg', details: [], children: [node], ...at };
+  }
   return node;
 }
 

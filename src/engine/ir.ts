@@ -69,6 +69,63 @@ export type InitPlan =
   | { readonly kind: 'scalar' | 'exists'; readonly id: number; readonly query: BoundQuery }
   | { readonly kind: 'any' | 'all'; readonly id: number; readonly query: BoundQuery; readonly op: CmpOp; readonly test: Expr; readonly conjunct: boolean };
 
+/**
+ * Window functions (PostgreSQL 15 docs 3.5, 4.2.8, 9.22): what ./bind/window.ts makes of a
+ * SELECT's `f(…) OVER (…)` calls and its WINDOW clause, run by the WindowAgg step
+ * (./exec/window/) between HAVING and the final projection. The calls of a query level are
+ * numbered; call k's result is column `base + k` of the rows the step hands on (`base` is the
+ * width of its input: the scan's or the join's slots, or the group keys and the aggregates),
+ * which targets and ORDER BY read as ordinary columns.
+ */
+/** The built-in window functions (docs table 9.63); aggregates over frames are AggCalls. */
+export type WindowFnName = 'row_number' | 'rank' | 'dense_rank' | 'percent_rank' | 'cume_dist' | 'ntile' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value';
+
+export type FrameUnit = 'rows' | 'range' | 'groups';
+
+/**
+ * A frame bound. `unbounded` is UNBOUNDED PRECEDING as a start and UNBOUNDED FOLLOWING as an
+ * end. An offset bound's `offset` is int8 for ROWS and GROUPS; for RANGE, `key` is the
+ * window's ORDER BY key cast to the type of `bound`, the key plus or minus the offset (minus
+ * for PRECEDING over an ascending key), so that a row is in range when its `key` compares to
+ * the current row's `bound` (PostgreSQL's in_range support functions).
+ */
+export type FrameBound =
+  | { readonly kind: 'unbounded' }
+  | { readonly kind: 'current' }
+  | { readonly kind: 'offset'; readonly following: boolean; readonly offset: Expr; readonly range?: { readonly key: Expr; readonly bound: Expr } };
+
+export type FrameExclusion = 'no-others' | 'current' | 'group' | 'ties';
+
+export interface Frame {
+  readonly unit: FrameUnit;
+  readonly start: FrameBound;
+  readonly end: FrameBound;
+  readonly exclude: FrameExclusion;
+}
+
+/** The default frame: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (peers included). */
+export const DEFAULT_FRAME: Frame = Object.freeze({ unit: 'range', start: Object.freeze({ kind: 'unbounded' }), end: Object.freeze({ kind: 'current' }), exclude: 'no-others' });
+
+export interface WindowSpec {
+  readonly partition: readonly Expr[];
+  readonly order: readonly OrderItem[];
+  readonly frame: Frame;
+  /** For EXPLAIN: the WINDOW clause's name, else w1, w2, … as PostgreSQL 16 prints them. */
+  readonly name: string;
+}
+
+export type WindowCall =
+  | { readonly kind: 'fn'; readonly fn: WindowFnName; readonly args: readonly Expr[]; readonly type: PgType; readonly window: number }
+  /** An aggregate over the frame; FILTER is in `agg` as ./ir.ts keeps it. */
+  | { readonly kind: 'agg'; readonly agg: AggCall; readonly type: PgType; readonly window: number };
+
+export interface WindowClause {
+  readonly specs: readonly WindowSpec[];
+  readonly calls: readonly WindowCall[];
+  /** The width of the rows the step reads; call k's result is column base + k. */
+  readonly base: number;
+}
+
 /** What every SELECT binds to, over one table or over joins: its clauses after FROM. */
 export interface SelectClauses {
   readonly where: Expr | null;
@@ -83,6 +140,8 @@ export interface SelectClauses {
   readonly distinct: boolean;
   /** The subqueries of its expressions, run before it (see InitPlan). */
   readonly initPlans: readonly InitPlan[];
+  /** Window function calls (WindowClause above), run after HAVING; absent when there are none. */
+  readonly windows?: WindowClause;
 }
 
 export interface BoundSelect extends SelectClauses {
@@ -212,7 +271,7 @@ export function mapQuery(q: BoundQuery, f: (e: Expr) => Expr, deep: boolean): Bo
   }
 }
 
-type Core = Pick<BoundSelect, 'where' | 'grouping' | 'having' | 'targets' | 'orderBy' | 'initPlans'>;
+type Core = Pick<BoundSelect, 'where' | 'grouping' | 'having' | 'targets' | 'orderBy' | 'initPlans' | 'windows'>;
 
 function mapCore(q: Core, f: (e: Expr) => Expr, sub: (x: BoundQuery) => BoundQuery): Core {
   const opt = (e: Expr | null) => (e === null ? null : f(e));
@@ -232,7 +291,22 @@ function mapCore(q: Core, f: (e: Expr) => Expr, sub: (x: BoundQuery) => BoundQue
     targets: Object.freeze(q.targets.map((t): Target => Object.freeze({ ...t, expr: f(t.expr) }))),
     orderBy: Object.freeze(q.orderBy.map(order)),
     initPlans: Object.freeze(q.initPlans.map(initPlan)),
+    ...(q.windows === undefined ? {} : { windows: mapWindows(q.windows, f) }),
   };
+}
+
+/** `w` with `f` applied to each of its expressions (./ir.ts mapQuery). */
+export function mapWindows(w: WindowClause, f: (e: Expr) => Expr): WindowClause {
+  const order = (o: OrderItem): OrderItem => Object.freeze({ ...o, expr: f(o.expr) });
+  const bound = (b: FrameBound): FrameBound =>
+    b.kind !== 'offset' ? b : Object.freeze({ ...b, offset: f(b.offset), ...(b.range === undefined ? {} : { range: Object.freeze({ key: f(b.range.key), bound: f(b.range.bound) }) }) });
+  const specs = w.specs.map((s): WindowSpec => Object.freeze({ ...s, partition: Object.freeze(s.partition.map(f)), order: Object.freeze(s.order.map(order)), frame: Object.freeze({ ...s.frame, start: bound(s.frame.start), end: bound(s.frame.end) }) }));
+  const calls = w.calls.map((c): WindowCall => {
+    if (c.kind === 'fn') return Object.freeze({ ...c, args: Object.freeze(c.args.map(f)) });
+    const a = c.agg;
+    return Object.freeze({ ...c, agg: Object.freeze({ ...a, arg: a.arg === null ? null : f(a.arg), ...(a.filter !== undefined ? { filter: f(a.filter) } : {}) }) });
+  });
+  return Object.freeze({ specs: Object.freeze(specs), calls: Object.freeze(calls), base: w.base });
 }
 
 function mapFrom(n: FromNode, f: (e: Expr) => Expr): FromNode {

@@ -87,6 +87,8 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
     if (details?.message === 'out of memory') throw outOfMemory(sql.length, 'MessageContext');
     // The one grammar error that is not 42601 in PostgreSQL (gram.y RoleId: CREATE ROLE public, none).
     if (details !== undefined && /^role name "[^"]*" is reserved$/.test(details.message)) throw new PaxdError('invalid_input', SQLSTATE.reserved_name, details.message);
+    // gram.y's checks of a window frame's bounds (makeWindowFrame…) are 42P20, windowing errors.
+    if (details !== undefined && /^frame (start|end|starting from) /.test(details.message)) throw new PaxdError('invalid_input', SQLSTATE.windowing_error, details.message);
     throw syntaxError(details?.message ?? (e as Error).message, details === undefined ? undefined : toChar(chars, details.cursorPosition) + 1);
   }
   const bytes = chars === null ? null : Buffer.from(sql, 'utf8');

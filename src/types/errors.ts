@@ -45,6 +45,10 @@ export const SQLSTATE = {
   invalid_time_zone_displacement_value: '22009',
   substring_error: '22011',
   division_by_zero: '22012',
+  invalid_preceding_or_following_size: '22013',
+  invalid_argument_for_ntile_function: '22014',
+  invalid_argument_for_nth_value_function: '22016',
+  null_value_not_allowed: '22004',
   character_not_in_repertoire: '22021',
   invalid_parameter_value: '22023',
   invalid_escape_sequence: '22025',
@@ -100,6 +104,7 @@ export const SQLSTATE = {
   invalid_column_reference: '42P10',
   reserved_name: '42939',
   indeterminate_datatype: '42P18',
+  windowing_error: '42P20',
   // class 53, 54, 55, 57, 58: resources, limits, state, operator intervention, system
   insufficient_resources: '53000',
   disk_full: '53100',

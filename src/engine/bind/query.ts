@@ -38,7 +38,6 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   if (s.withClause !== undefined) throw notSupported('WITH');
   if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
-  if (s.windowClause !== undefined) throw notSupported('WINDOW');
   // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
   // and a conflicting write is detected when the writer commits (docs/WIRE.md "Transactions").
   if (s.lockingClause !== undefined) lockingAllowed(s);

@@ -17,8 +17,28 @@ import { target, unknownLiterals, resolveUnknown } from './literals.js';
 import { outputName, hasAggregate } from './ast.js';
 import type { ColumnSource, Mode, SelectCore } from './scope.js';
 import { ExprBinder } from './expressions.js';
+import { WindowBinding, windowOnlyWithoutOver } from './window.js';
 
 export class Binder extends ExprBinder {
+  /** Window function calls of the SELECT being bound (./window.ts). */
+  protected readonly win = new WindowBinding({
+    expr: (n, m) => this.expr(n, m),
+    cast: (e, t, l) => this.cast(e, t, l),
+    arith: (op, l, r, loc) => this.arith(op, l, r, loc),
+    unify: (x, w, l) => this.unify(x, w, l),
+    condition: (n, m, c) => this.condition(n, m, c),
+    constArg: (n, t, w) => this.constArg(n, t, w),
+  });
+
+  protected override expr(node: AstNode, mode: Mode): Expr {
+    if (kindOf(node) === 'FuncCall') {
+      if (fieldsOf(node).over !== undefined) return this.win.call(fieldsOf(node), mode);
+      const e = windowOnlyWithoutOver(fieldsOf(node));
+      if (e !== null) throw e;
+    }
+    return super.expr(node, mode);
+  }
+
   scalar(node: AstNode, clause: string): Expr {
     return this.expr(node, { kind: 'scalar', clause });
   }
@@ -30,7 +50,7 @@ export class Binder extends ExprBinder {
   select(s: AstFields): SelectCore {
     const targetNodes: AstNode[] = s.targetList ?? [];
     const where = s.whereClause === undefined ? null : this.condition(s.whereClause, { kind: 'scalar', clause: 'WHERE' }, 'WHERE');
-    const aggregating = s.groupClause !== undefined || s.havingClause !== undefined || targetNodes.some((t) => hasAggregate(t)) || (s.sortClause ?? []).some((o: AstNode) => hasAggregate(o));
+    const aggregating = s.groupClause !== undefined || s.havingClause !== undefined || targetNodes.some((t) => hasAggregate(t)) || (s.sortClause ?? []).some((o: AstNode) => hasAggregate(o)) || (s.windowClause ?? []).some((w: AstNode) => hasAggregate(w));
     let mode: Mode = { kind: 'scalar', clause: 'SELECT' };
     let grouped: Extract<Mode, { kind: 'grouped' }> | null = null;
     if (aggregating) {
@@ -43,6 +63,8 @@ export class Binder extends ExprBinder {
       }
       mode = grouped;
     }
+    this.win.define(s.windowClause, mode);
+    this.win.allowed = true;
     const targets: Target[] = [];
     for (const t of targetNodes) {
       const rt = fieldsOf(t);
@@ -64,8 +86,11 @@ export class Binder extends ExprBinder {
       }
       targets.push(target((rt.name as string | undefined) ?? outputName(val), resolveUnknown(this.expr(val, mode))));
     }
+    this.win.allowed = false;
     const having = s.havingClause === undefined ? null : this.condition(s.havingClause, mode, 'HAVING');
+    this.win.allowed = true;
     const orderBy: OrderItem[] = ((s.sortClause ?? []) as AstNode[]).map((o) => this.orderItem(fieldsOf(o), targets, mode));
+    this.win.allowed = false;
     if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
     const distinct = s.distinctClause !== undefined;
     if (distinct) {
@@ -73,12 +98,14 @@ export class Binder extends ExprBinder {
       if (orderBy.some((o) => !keys.has(exprKey(o.expr))))
         throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', positionOf(locationOf(s.sortClause[0])));
     }
+    const win = this.win.finish(grouped === null ? this.slots.length : grouped.keys.length + grouped.aggs.length);
     return Object.freeze({
       where,
       grouping: grouped === null ? null : { keys: grouped.keys, aggs: grouped.aggs },
       having,
-      targets,
-      orderBy,
+      targets: win.clause === undefined ? targets : targets.map((t) => Object.freeze({ ...t, expr: win.place(t.expr) })),
+      orderBy: win.clause === undefined ? orderBy : orderBy.map((o) => ({ ...o, expr: win.place(o.expr) })),
+      ...(win.clause === undefined ? {} : { windows: win.clause }),
       limit: s.limitCount === undefined ? null : this.count(s.limitCount, 'LIMIT'),
       offset: s.limitOffset === undefined ? 0 : (this.count(s.limitOffset, 'OFFSET') ?? 0),
       distinct,

@@ -36,7 +36,7 @@ interface Group {
  * `seen` holds the keys of values already folded, for DISTINCT aggregates; collecting
  * aggregates keep their inputs in `vals` and their ORDER BY keys in `keys` (one array per key).
  */
-type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[]; len?: number };
+export type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[]; len?: number };
 
 /**
  * Bytes the current `add` made the aggregate keep (new groups, DISTINCT keys, collected
@@ -151,7 +151,7 @@ export class HashAggregate {
 }
 
 /** A collecting aggregate's input row (array_agg keeps NULLs; the others skip them). */
-function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: number): void {
+export function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: number): void {
   if (v === null && a.fn !== 'array_agg') return;
   if (a.distinct) {
     const k = keyText(v, keyNorm(a.arg!.type));
@@ -314,7 +314,7 @@ function finalMoments(a: AggCall, st: AggState): Value {
   return numericVariance(BigInt(st.n), m.sum, m.sum2, sample, root);
 }
 
-function accumulate(a: AggCall, st: AggState, v: Value): void {
+export function accumulate(a: AggCall, st: AggState, v: Value): void {
   st.n++;
   const t = a.arg!.type;
   switch (a.fn) {
@@ -373,7 +373,7 @@ function addTo(t: PgType, fn: 'sum' | 'avg', acc: unknown, v: Value): unknown {
   }
 }
 
-function final(a: AggCall, st: AggState): Value {
+export function final(a: AggCall, st: AggState): Value {
   if (a.fn === 'count') return BigInt(st.n);
   if (COLLECTING_AGGREGATES.has(a.fn)) return finalCollected(a, st);
   if (st.n === 0) return null;

@@ -27,6 +27,7 @@ import { runParallel } from '../compile/parallel.js';
 import { recordScan } from '../counters.js';
 import { ctidColumn, isCtidField } from '../ctid.js';
 import { tick, yieldIfDue, yieldNow } from '../context.js';
+import { windowAgg } from './window/window-agg.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -216,7 +217,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
 }
 
 /** What `finish` reads of a query: its outputs, order and limits. */
-type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct'>;
+type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct' | 'windows'>;
 
 /** The groups of an aggregate (keys, then aggregates): HAVING, then projection, sort, LIMIT. */
 function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): Promise<QueryResult> {
@@ -229,7 +230,9 @@ function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBat
  * Projection, then (when `order`) sort and LIMIT/OFFSET. Each step over all rows passes the
  * interrupt point (../context.ts): a result of millions of rows is no single synchronous stretch.
  */
-async function finish(q: Finishing, batches: RowBatch[], order: boolean, t: RunTrace | null): Promise<QueryResult> {
+async function finish(q: Finishing, batches0: RowBatch[], order: boolean, t: RunTrace | null): Promise<QueryResult> {
+  // Window functions (./window/window-agg.ts) run over the rows HAVING left, before projection.
+  const batches = q.windows === undefined ? batches0 : [await windowAgg(batches0, q.windows)];
   const hidden: Expr[] = order ? q.orderBy.map((o) => o.expr) : [];
   const exprs = [...q.targets.map((t) => t.expr), ...hidden];
   let rows: Value[][] = [];

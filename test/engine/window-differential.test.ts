@@ -1,0 +1,84 @@
+/**
+ * Window functions against PostgreSQL 15 (issue #19, milestone 2): every statement of
+ * fixtures/sql-window/*.sql runs on paxd (embedded) and on a throwaway PostgreSQL loaded with
+ * the differential suite's t, tn and ty tables (./differential-setup.ts). The answers must
+ * agree as ./differential.test.ts compares them (rows, text output, SQLSTATE), and so must the
+ * result column types (RowDescription's type OIDs): row_number is bigint, percent_rank float8,
+ * ntile int4, sum(int4) OVER … bigint.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pgdriver from 'pg';
+import { Database } from '../../src/table/database.js';
+import { query } from '../../src/engine/index.js';
+import { typeOid } from '../../src/pgwire/codec/oids.js';
+import { startPostgres, type Postgres } from '../support/pg.js';
+import { copyFromStdin, pgColumns } from '../support/tpch.js';
+import { isOrdered, openPgSession, runPaxd, sameRows, type PgSession } from './compare.js';
+import { tempDir } from '../support/tmp.js';
+import { buildPaxdTable, differentialTables, loadFixtures } from './differential-setup.js';
+
+interface Env {
+  db: Database;
+  pg: Postgres;
+  session: PgSession;
+  client: pgdriver.Client;
+}
+
+let env: Promise<Env> | null = null;
+
+function setup(): Promise<Env> {
+  env ??= (async () => {
+    const db = await Database.open(tempDir());
+    const pg = await startPostgres();
+    // t, ty and tn come first; the TPC-H tables after them are not needed (nor generated).
+    let loaded = 0;
+    for (const t of differentialTables()) {
+      if (loaded++ === 3) break;
+      const types = await buildPaxdTable(db, t);
+      await pg.query(`DROP TABLE IF EXISTS ${t.name}; CREATE TABLE ${t.name} (${pgColumns(t)});\n${copyFromStdin(t.name, types, t.batches)}ANALYZE ${t.name};`);
+    }
+    const client = new pgdriver.Client({ host: pg.socketDir, port: pg.port, user: 'postgres', database: 'postgres', types: { getTypeParser: () => (v: string) => v } });
+    await client.connect();
+    return { db, pg, session: await openPgSession(pg), client };
+  })();
+  return env;
+}
+
+for (const f of loadFixtures('sql-window')) {
+  test(`${f.file}: ${f.sql}`, async () => {
+    const { db, session, client } = await setup();
+    const mine = await runPaxd(db, f.sql);
+    if (f.expect !== null) {
+      assert.ok(!mine.ok && mine.code === f.expect, `expected paxd to fail with ${f.expect}, got ${JSON.stringify(mine).slice(0, 300)}`);
+      return;
+    }
+    const theirs = await session.run(f.sql);
+    if (!theirs.ok) {
+      assert.ok(!mine.ok, `PostgreSQL failed with ${theirs.code} (${theirs.message}), paxd answered ${JSON.stringify(mine).slice(0, 300)}`);
+      assert.is(mine.code, theirs.code, `paxd: ${mine.message}; PostgreSQL: ${theirs.message}`);
+      return;
+    }
+    assert.ok(mine.ok, `paxd failed with ${!mine.ok ? `${mine.code} ${mine.message}` : ''}`);
+    if (!mine.ok) return;
+    const diff = sameRows(isOrdered(f.sql), theirs.rows, mine.rows);
+    assert.ok(diff === null, diff ?? '');
+    const described = await client.query({ text: f.sql, rowMode: 'array' });
+    const r = await query(db, f.sql);
+    assert.equal(
+      r.fields.map((x) => typeOid(x.declared ?? x.type)),
+      described.fields.map((x) => x.dataTypeID),
+      `column types: paxd ${r.fields.map((x) => x.type.id).join(', ')}`,
+    );
+  });
+}
+
+test.after(async () => {
+  if (env !== null) {
+    const e = await env;
+    await e.session.close();
+    await e.client.end();
+  }
+});
+
+test.run();
