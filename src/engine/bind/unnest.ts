@@ -85,9 +85,9 @@ export class Unnester {
     }
     // Scalar subqueries with an aggregate, anywhere in WHERE and (when the query does not group) the select list.
     const grouped = s.groupClause !== undefined || s.havingClause !== undefined || ((s.targetList ?? []) as AstNode[]).some(hasAggregate);
-    const scalars = [...rest, ...(grouped ? [] : ((s.targetList ?? []) as AstNode[]))].flatMap((x) => subLinksIn(x)).filter((sl) => sl.subLinkType === 'EXPR_SUBLINK');
+    const scalars = [...rest, ...(grouped ? [] : ((s.targetList ?? []) as AstNode[]))].flatMap((x) => subLinksIn(x)).filter((sl) => sl.subLinkType === 'EXPR_SUBLINK' || sl.subLinkType === 'EXISTS_SUBLINK');
     for (const sl of scalars) {
-      const r = await this.scalar(sl, tree);
+      const r = await this.scalar(sl, tree, rest);
       if (r === null) continue;
       tree = r.tree;
       replace.set(sl, r.value);
@@ -145,27 +145,105 @@ export class Unnester {
     return { kind: 'join', type: join, left: tree, right: { kind: 'leaf', leaf }, on: andOf(on, -1)!, using: null, natural: false, location: sl.location as number };
   }
 
-  /** A scalar subquery with an aggregate, correlated by equalities only, as a LEFT JOIN with the grouped subquery. */
-  private async scalar(sl: AstFields, tree: RawFrom): Promise<{ tree: RawFrom; value: AstNode } | null> {
-    const split = await this.split(sl, false);
-    if (split === null || split.pairs.length === 0) return null;
+  /**
+   * A scalar subquery with an aggregate (or EXISTS as a value: `count(*) > 0`) as a LEFT JOIN
+   * with the grouped subquery. Equality correlations are its group keys; other correlations
+   * need the domain: the distinct outer values they read, joined into the subquery's FROM and
+   * grouped by, so that each binding gets its own group.
+   */
+  private async scalar(sl: AstFields, tree: RawFrom, outerWhere: readonly AstNode[]): Promise<{ tree: RawFrom; value: AstNode } | null> {
+    const exists = sl.subLinkType === 'EXISTS_SUBLINK';
+    let split = await this.split(sl, true);
+    if (split === null) return null;
     const targetList = (split.sub.targetList ?? []) as AstNode[];
-    if (targetList.length !== 1 || !hasAggregate(targetList[0]!)) return null;
-    const val = fieldsOf(targetList[0]!).val as AstNode;
+    if (exists ? targetList.some(hasAggregate) : targetList.length !== 1 || !hasAggregate(targetList[0]!)) return null;
+    const countStar: AstNode = { FuncCall: { funcname: [{ String: { sval: 'count' } }], agg_star: true, funcformat: 'COERCE_EXPLICIT_CALL', location: -1 } };
+    const val = exists ? op('>', countStar, { A_Const: { ival: { ival: 0 }, location: -1 } }) : (fieldsOf(targetList[0]!).val as AstNode);
     const alias = this.alias();
-    const targets = split.pairs.map((p, i) => target(p.inner, `k${i}`));
+    let keys = split.pairs.map((p) => p.inner);
+    let on = split.pairs.map((p, i) => op('=', col(alias, `k${i}`), p.outer));
+    if (split.residual.length > 0) {
+      // The dependent join over the domain: every correlation, equalities too, is a condition
+      // between the domain and the subquery's rows, and the groups are the domain's values.
+      const domain = this.domain(split, outerWhere);
+      if (domain === null) return null;
+      keys = domain.refs.map((_r, j) => col(domain.alias, `d${j}`));
+      on = domain.refs.map((r, j) => op('=', col(alias, `k${j}`), { ColumnRef: r }));
+      const correlated = [...split.pairs.map((p) => op('=', p.inner, p.outer)), ...split.residual].map((c) => rewriteRefs(c, domain.map));
+      split = { ...split, sub: { ...split.sub, fromClause: [domain.item, ...(split.sub.fromClause as AstNode[])] }, local: [...split.local, ...correlated], pairs: [], residual: [], innerRefs: [] };
+    }
+    const targets = keys.map((k, i) => target(k, `k${i}`));
     targets.push(target(val, 'v'), target(bool(true), 'm'));
-    const leaf = await this.derivedLeaf(split, targets, split.pairs.map((p) => p.inner));
-    const on = andOf(split.pairs.map((p, i) => op('=', col(alias, `k${i}`), p.outer)), -1)!;
-    const joined: RawFrom = { kind: 'join', type: 'left', left: tree, right: { kind: 'leaf', leaf }, on, using: null, natural: false, location: sl.location as number };
+    const leaf = await this.derivedLeaf(split, targets, keys);
+    const joined: RawFrom = { kind: 'join', type: 'left', left: tree, right: { kind: 'leaf', leaf }, on: andOf(on, -1)!, using: null, natural: false, location: sl.location as number };
+    if (exists) return { tree: joined, value: { NullTest: { arg: col(alias, 'm'), nulltesttype: 'IS_NOT_NULL', location: -1 } } };
     // Over no row, an aggregate other than count is NULL, as the unmatched LEFT JOIN gives.
-    const bare = kindOf(val) === 'FuncCall' && !['count', 'count_big'].includes((fieldsOf(val).funcname as AstNode[]).map(str).pop()!.toLowerCase()) && fieldsOf(val).agg_filter === undefined;
+    const bare = kindOf(val) === 'FuncCall' && (fieldsOf(val).funcname as AstNode[]).map(str).pop()!.toLowerCase() !== 'count' && fieldsOf(val).agg_filter === undefined;
     if (bare) return { tree: joined, value: col(alias, 'v') };
-    const empty: AstNode = { SubLink: { subLinkType: 'EXPR_SUBLINK', subselect: { SelectStmt: { ...split.sub, whereClause: bool(false) } }, location: -1 } };
+    const empty: AstNode = { SubLink: { subLinkType: 'EXPR_SUBLINK', subselect: { SelectStmt: { ...fieldsOf(sl.subselect as AstNode), whereClause: bool(false) } }, location: -1 } };
     const value: AstNode = {
       CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: col(alias, 'm'), nulltesttype: 'IS_NULL', location: -1 } }, result: empty, location: -1 } }], defresult: col(alias, 'v'), location: -1 },
     };
     return { tree: joined, value };
+  }
+
+  /**
+   * The domain of a subquery's non-equality correlations: `SELECT DISTINCT o.x AS d0, … FROM
+   * <o's table> o` as a FROM item, and each outer reference's replacement. Null unless every
+   * outer reference is a column of one base table of this query and every correlated condition
+   * is a comparison of arithmetic over columns and constants (strict: a NULL outer value
+   * makes it unknown, so joining the domain by `=` loses no binding's rows).
+   */
+  private domain(split: Split, outerWhere: readonly AstNode[]): { item: AstNode; alias: string; refs: AstFields[]; map: Map<AstFields, AstNode> } | null {
+    const strict = (x: AstNode): boolean => {
+      const k = kindOf(x);
+      if (k === 'ColumnRef' || k === 'A_Const') return true;
+      const a = fieldsOf(x);
+      return k === 'A_Expr' && a.kind === 'AEXPR_OP' && ['+', '-', '*', '/'].includes((a.name as AstNode[]).map(str).join('.')) && (a.lexpr === undefined || strict(a.lexpr)) && strict(a.rexpr);
+    };
+    for (const c of split.residual) {
+      const a = fieldsOf(c);
+      if (kindOf(c) !== 'A_Expr' || a.kind !== 'AEXPR_OP' || !['=', '<>', '<', '<=', '>', '>='].includes((a.name as AstNode[]).map(str).join('.')) || !strict(a.lexpr) || !strict(a.rexpr)) return null;
+    }
+    if (!split.pairs.every((p) => strict(p.outer))) return null;
+    const inner = new Set(split.innerRefs);
+    const refs: AstFields[] = [];
+    const byText = new Map<string, number>();
+    const map = new Map<AstFields, AstNode>();
+    const alias = `domain ${this.n}`;
+    const leafOf = (r: AstFields) => {
+      const parts = (r.fields as AstNode[]).map(str);
+      return this.leaves.findIndex((l) => l.hidden !== true && (parts.length === 2 ? l.alias === parts[0] : l.fields.some((f) => f.name === parts[0])));
+    };
+    let leaf = -1;
+    const visit = (r: AstFields) => {
+      if (inner.has(r)) return;
+      const i = leafOf(r);
+      leaf = leaf === -1 || leaf === i ? i : -2;
+      const text = (r.fields as AstNode[]).map(str).join('.');
+      if (!byText.has(text)) {
+        byText.set(text, refs.length);
+        refs.push(r);
+      }
+      map.set(r, col(alias, `d${byText.get(text)!}`));
+    };
+    for (const p of split.pairs) walk(p.outer, visit);
+    for (const c of split.residual) walk(c, visit);
+    const l = this.leaves[leaf];
+    if (l === undefined || l.source.kind !== 'table') return null;
+    const from: AstNode = { RangeVar: { relname: l.source.table.name, inh: true, relpersistence: 'p', alias: { aliasname: l.alias }, location: -1 } };
+    // The magic set: only the outer rows this query's own WHERE keeps over that table can bind.
+    const own = outerWhere.filter((c) => {
+      if (subLinksIn(c).length > 0) return false;
+      let only = true;
+      walk(c, (r) => {
+        if (leafOf(r) !== leaf) only = false;
+      });
+      return only;
+    });
+    const where = andOf(own, -1);
+    const stmt = { SelectStmt: { targetList: refs.map((r, j) => target({ ColumnRef: r }, `d${j}`)), fromClause: [from], distinctClause: [{}], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE', ...(where === undefined ? {} : { whereClause: where }) } };
+    return { item: { RangeSubselect: { subquery: stmt, alias: { aliasname: alias } } }, alias, refs, map };
   }
 
   /** The residual conditions, their inner column references read from the derived table's extra columns. */
