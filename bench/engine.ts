@@ -379,7 +379,7 @@ async function openDuckDbFile(sf: number, csvPath: string): Promise<DuckFile> {
   };
 }
 
-function duckdbType(pgType: string): string {
+export function duckdbType(pgType: string): string {
   const t = pgType.toLowerCase();
   if (t === 'int8') return 'BIGINT';
   if (t === 'int4') return 'INTEGER';
@@ -401,7 +401,7 @@ async function loadPostgres(pg: Postgres, csvPath: string): Promise<void> {
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** A path to `file` the postgres OS user can read (server-side COPY): the file, or a link/copy. */
-function pgReadable(file: string): { path: string; cleanup(): void } {
+export function pgReadable(file: string): { path: string; cleanup(): void } {
   if (!isRoot || spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-r', file]).status === 0) return { path: file, cleanup() {} };
   const dir = mkdtempSync(join(tmpdir(), 'paxd-pg-input-'));
   chmodSync(dir, 0o755);

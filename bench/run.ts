@@ -32,6 +32,10 @@
  *             warm count(*), S3 requests to find the newest state, for 1,000 to 100,000 row groups
  *             (--groups), local and s3rver (--store local|s3); ao_column bytes per append over
  *             --appends N (10,000) appends and its cold open (--only pax|ao)
+ *   tpch      the 22 TPC-H queries (fixtures/sql-tpch/tpch.sql) on the 8 tables at SF 0.1 (--sf N) in paxd,
+ *             PostgreSQL (serial and parallel) and DuckDB (2 threads): median ms, ratios, paxd's answers
+ *             checked against PostgreSQL's, and the queries paxd loses (--runs N, --only q1,…, --skip-pg,
+ *             --skip-duckdb, --pg-timeout S)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -49,6 +53,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   fdw: () => import('./fdw.js'),
   pgbench: () => import('./pgbench.js'),
   metadata: () => import('./metadata.js'),
+  tpch: () => import('./tpch.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -24,6 +24,7 @@ import { type BoundJoinSelect, type BoundQuery, type FromNode, type JoinType, le
 import { type Expr, E, childrenOf, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
 import { toPredicate } from './pushdown.js';
+import { factorOrs } from './optimize/or-factor.js';
 
 export type RelNode =
   | {
@@ -169,6 +170,7 @@ class JoinPlanner {
       } else items.push(x);
     };
     collect(n);
+    conds.splice(0, conds.length, ...factorOrs(conds, (e) => this.leavesIn(e)));
     const itemLeaves = items.map((it) => new Set(leavesOf(it)));
     const perItem: Expr[][] = items.map(() => []);
     let pending: { e: Expr; leaves: Set<number> }[] = [];

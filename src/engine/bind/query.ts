@@ -1,7 +1,7 @@
 /**
  * Binding a query, recursively: FROM items (tables, subqueries in FROM, joins), the
  * subqueries of its expressions (bound as queries of their own, for InitPlans), correlated
- * [NOT] EXISTS by equalities as semi- and anti-joins, and UNION [ALL]. Nothing runs here.
+ * subqueries unnested into joins (./unnest.ts), and UNION [ALL]. Nothing runs here.
  */
 import type { Database } from '../../table/index.js';
 import { type Field, type PaxdError, SQLSTATE, pgDisplayName, isPaxdError } from '../../types/index.js';
@@ -12,9 +12,12 @@ import { type BoundQuery, type BoundSelect, type BoundSetOp, type Leaf, queryFie
 import { recordBind } from '../counters.js';
 import { openTable, resolveRegclasses, checkSortable } from './catalog.js';
 import { queryUnknown } from './literals.js';
-import { astConjuncts, andOf, statementName, lockingName, lockingAllowed, lockedRelsExist } from './ast.js';
+import { astConjuncts, statementName, lockingName, lockingAllowed, lockedRelsExist } from './ast.js';
 import { type RawFrom, JOIN_TYPES } from './scope.js';
 import { Binder } from './select.js';
+import { Unnester, type UnnestBinders } from './unnest.js';
+
+const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l), bindQuery: (db, n) => bindQuery(db, n), isOuterReference: (e, l) => isPaxdError(e) && isOuterReference(e, l) };
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
@@ -54,7 +57,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
     raw = raw === null ? r : { kind: 'join', type: 'cross', left: raw, right: r, on: null, using: null, natural: false };
   }
   if (s.lockingClause !== undefined) lockedRelsExist(s, leaves);
-  const exists = await existsJoins(db, s, leaves, raw!);
+  const exists = await new Unnester(db, leaves, UNNEST_BINDERS).run(s, raw!);
   const s1 = exists?.s ?? s;
   const subQueries = await bindSubLinks(db, s1, leaves);
   const binder = new Binder(leaves, subQueries, whereConjunctLinks(s1));
@@ -139,7 +142,7 @@ export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp>
  * UNION sides, which bind on their own; not those nested in another subquery) and binds each
  * as a query of its own: they are uncorrelated, so each has one result per execution
  * (PostgreSQL's InitPlans, ./ir.ts `InitPlan`), which the executor computes. A subquery that
- * names an outer column is correlated: 0A000.
+ * names an outer column is correlated; those ./unnest.ts did not turn into joins are 0A000.
  */
 export async function bindSubLinks(db: Database, s: AstFields, leaves: readonly Leaf[]): Promise<Map<AstFields, BoundQuery> | null> {
   const found: AstFields[] = [];
@@ -173,84 +176,6 @@ export async function bindSubLinks(db: Database, s: AstFields, leaves: readonly 
 export function whereConjunctLinks(s: AstFields): ReadonlySet<AstFields> {
   if (s.whereClause === undefined) return new Set();
   return new Set(astConjuncts(s.whereClause as AstNode).flatMap((c) => (kindOf(c) === 'SubLink' ? [fieldsOf(c)] : [])));
-}
-
-/**
- * Correlated [NOT] EXISTS in a WHERE conjunct, correlated by equalities `inner = outer` only
- * (TPC-H Q4, Q22): a semi- (anti-) join with the subquery reduced to its other conditions,
- * outputting the inner side of each equality. Others stay for runSubLinks (uncorrelated ones
- * run once; other correlations are 0A000). Returns the new FROM tree and the SELECT without
- * those conjuncts, or null when there are none.
- */
-export async function existsJoins(db: Database, s: AstFields, leaves: Leaf[], raw: RawFrom): Promise<{ raw: RawFrom; s: AstFields } | null> {
-  if (s.whereClause === undefined) return null;
-  const rest: AstNode[] = [];
-  let tree = raw;
-  for (const c of astConjuncts(s.whereClause as AstNode)) {
-    const negated = kindOf(c) === 'BoolExpr' && fieldsOf(c).boolop === 'NOT_EXPR';
-    const node = negated ? (fieldsOf(c).args as AstNode[])[0]! : c;
-    const sl = kindOf(node) === 'SubLink' && fieldsOf(node).subLinkType === 'EXISTS_SUBLINK' ? fieldsOf(node) : null;
-    const sub = sl === null ? null : fieldsOf(sl.subselect as AstNode);
-    const simple = sub !== null && (sub.op === undefined || sub.op === 'SETOP_NONE') && sub.fromClause !== undefined && sub.whereClause !== undefined;
-    if (sl === null || sub === null || !simple || sub.groupClause !== undefined || sub.havingClause !== undefined || sub.limitCount !== undefined || sub.withClause !== undefined || sub.distinctClause !== undefined) {
-      rest.push(c);
-      continue;
-    }
-    const inner: Leaf[] = [];
-    for (const item of sub.fromClause as AstNode[]) await rawFrom(db, item, inner);
-    const classify = (ref: AstFields): 'inner' | 'outer' => {
-      const parts = (ref.fields as AstNode[]).map((f) => (kindOf(f) === 'A_Star' ? '*' : str(f)));
-      if (parts.length === 2) return inner.some((l) => l.alias === parts[0]) || !leaves.some((l) => l.alias === parts[0]) ? 'inner' : 'outer';
-      return inner.some((l) => l.fields.some((f) => f.name === parts[0])) || !leaves.some((l) => l.fields.some((f) => f.name === parts[0])) ? 'inner' : 'outer';
-    };
-    const classes = (x: unknown, out = new Set<string>()): Set<string> => {
-      if (x === null || typeof x !== 'object') return out;
-      if (Array.isArray(x)) {
-        for (const v of x) classes(v, out);
-        return out;
-      }
-      const o = x as Record<string, unknown>;
-      if (o['ColumnRef'] !== undefined) out.add(classify(o['ColumnRef'] as AstFields));
-      else for (const v of Object.values(o)) classes(v, out);
-      return out;
-    };
-    const keep: AstNode[] = [];
-    const pairs: { inner: AstNode; outer: AstNode }[] = [];
-    let ok = true;
-    for (const w of astConjuncts(sub.whereClause as AstNode)) {
-      if (!classes(w).has('outer')) {
-        keep.push(w);
-        continue;
-      }
-      const a = fieldsOf(w);
-      const isEq = kindOf(w) === 'A_Expr' && a.kind === 'AEXPR_OP' && (a.name as AstNode[]).map(str).join('.') === '=';
-      const only = (x: AstNode, cls: string) => {
-        const cs = classes(x);
-        return cs.size === 1 && cs.has(cls);
-      };
-      if (isEq && only(a.lexpr, 'inner') && only(a.rexpr, 'outer')) pairs.push({ inner: a.lexpr, outer: a.rexpr });
-      else if (isEq && only(a.lexpr, 'outer') && only(a.rexpr, 'inner')) pairs.push({ inner: a.rexpr, outer: a.lexpr });
-      else ok = false;
-    }
-    if (!ok || pairs.length === 0) {
-      rest.push(c);
-      continue;
-    }
-    const reduced: Record<string, unknown> = { ...sub, targetList: pairs.map((p) => ({ ResTarget: { val: p.inner, location: -1 } })) };
-    const w = andOf(keep, fieldsOf(sub.whereClause as AstNode).location);
-    if (w === undefined) delete reduced['whereClause'];
-    else reduced['whereClause'] = w;
-    const query = await bindQuery(db, { SelectStmt: reduced });
-    const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
-    leaves.push(Object.freeze({ alias: negated ? 'NOT_EXISTS_subquery' : 'EXISTS_subquery', hidden: true, fields, source: Object.freeze({ kind: 'subquery', query }) }));
-    tree = { kind: 'join', type: negated ? 'anti' : 'semi', left: tree, right: { kind: 'leaf', leaf: leaves.length - 1 }, on: null, using: null, natural: false, location: sl.location as number, existsKeys: pairs.map((p) => p.outer) };
-  }
-  if (tree === raw) return null;
-  const s2: Record<string, unknown> = { ...s };
-  const w = andOf(rest, fieldsOf(s.whereClause as AstNode).location);
-  if (w === undefined) delete s2['whereClause'];
-  else s2['whereClause'] = w;
-  return { raw: tree, s: s2 };
 }
 
 /** True when a name error inside a subquery names a column or table of the outer query. */

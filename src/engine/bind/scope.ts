@@ -28,8 +28,6 @@ export type RawFrom =
       using: string[] | null;
       natural: boolean;
       location?: number;
-      /** Correlated [NOT] EXISTS: the outer expressions equal to the right leaf's columns, in order. */
-      existsKeys?: AstNode[];
     };
 
 /** Where an output column of a FROM item comes from: a leaf's field, or a USING/NATURAL merge. */
@@ -148,6 +146,7 @@ export abstract class ScopeBinder {
 
   /** The output columns of a FROM item, in PostgreSQL's `*` order (merged USING columns first). */
   protected columnsOf(raw: RawFrom): { name: string; src: ColumnSource }[] {
+    if (raw.kind === 'leaf' && this.leaves[raw.leaf]!.hidden === true) return [];
     if (raw.kind === 'leaf') return this.leaves[raw.leaf]!.fields.map((f, k) => ({ name: f.name, src: { kind: 'field', leaf: raw.leaf, k } }));
     if (raw.type === 'semi' || raw.type === 'anti') return this.columnsOf(raw.left);
     return this.expansion.get(raw) ?? [...this.columnsOf(raw.left), ...this.columnsOf(raw.right)];
@@ -208,17 +207,6 @@ export abstract class ScopeBinder {
     if (raw.kind === 'leaf') return Object.freeze({ kind: 'leaf', leaf: raw.leaf });
     const left = this.fromNode(raw.left);
     const right = this.fromNode(raw.right);
-    if (raw.existsKeys !== undefined) {
-      const saved = this.visible;
-      this.visible = new Set(leavesOf(left));
-      const leaf = (right as { leaf: number }).leaf;
-      try {
-        const conds = raw.existsKeys.map((k, i) => this.compare('=', this.expr(k, { kind: 'scalar', clause: 'WHERE' }), this.columnExpr(leaf, i, { kind: 'scalar', clause: 'WHERE' }), raw.location ?? -1));
-        return Object.freeze({ kind: 'join', type: raw.type, left, right, on: E.and(conds) });
-      } finally {
-        this.visible = saved;
-      }
-    }
     if (raw.using !== null || raw.natural) {
       const on = this.usingCondition(raw);
       return Object.freeze({ kind: 'join', type: on === null && raw.type === 'inner' ? 'cross' : raw.type, left, right, on });
