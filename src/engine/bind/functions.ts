@@ -219,6 +219,16 @@ export function bindSqlValueFunction(n: AstFields): Expr {
       return E.const(timestamptzToTimestamp(now, currentTimeZone()), T.timestamp);
     case 'SVFOP_LOCALTIMESTAMP_N':
       return E.const(roundToPrecision(timestamptzToTimestamp(now, currentTimeZone()), p), T.timestamp);
+    // The session's user (../functions/system.ts); `paxd` for the daemon itself, the library and the CLI.
+    case 'SVFOP_CURRENT_USER':
+    case 'SVFOP_CURRENT_ROLE':
+    case 'SVFOP_USER':
+    case 'SVFOP_SESSION_USER':
+      return E.const(currentContext()?.user ?? 'paxd', T.text);
+    case 'SVFOP_CURRENT_CATALOG':
+      return E.const('paxd', T.text);
+    case 'SVFOP_CURRENT_SCHEMA':
+      return E.func('current_schema()', [], T.text);
     default:
       throw notSupported(String(n.op).replace(/^SVFOP_/, '').replace(/_N$/, '').toLowerCase(), n.location);
   }
