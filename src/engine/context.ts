@@ -55,6 +55,22 @@ export interface StatementContext {
    * (./access.ts, src/table/privileges.ts); absent for the daemon itself, the library and the CLI.
    */
   readonly user?: string;
+  /** The wire session the statement runs in (current_setting, set_config, pg_backend_pid); absent embedded. */
+  readonly session?: SessionAccess;
+}
+
+/**
+ * What the engine's system functions (./functions/system.ts) may see of a wire session: the
+ * narrowest interface over its run-time parameters (src/pgwire/session/params.ts owns them and
+ * their transaction stack) and its identity.
+ */
+export interface SessionAccess {
+  /** The pid the session's BackendKeyData announced (pg_backend_pid). */
+  readonly backendPid: number;
+  /** A parameter's value as SHOW prints it; 42704 for an unknown one. */
+  setting(name: string): string;
+  /** SET name = value (`local`: SET LOCAL), reported to the client like SET; returns the value now in force. */
+  setSetting(name: string, value: string, local: boolean): string;
 }
 
 /**

@@ -34,6 +34,7 @@ import { T } from './types.js';
 import type { QueryResult } from './result.js';
 import { isCtidField } from './ctid.js';
 import { type Cost, COST, aggregateCost, residualSelectivity, typeWidth, columnDistinct, DEFAULT_DISTINCT, estimateScan, formatCost, groupCount, limitCost, scanCost, sortCost, widthOf } from './cost.js';
+import { isLibraryFn, libraryName } from './functions/registry.js';
 
 interface Node {
   name: string;
@@ -371,7 +372,7 @@ function sql(e: Expr, names: readonly string[]): string {
       case 'like':
         return `(${go(x.arg)} ${x.negated ? '!' : ''}~~${x.ci ? '*' : ''} ${go(x.pattern)})`;
       case 'func':
-        return x.fn === 'textcat' ? `(${go(x.args[0]!)} || ${go(x.args[1]!)})` : `${x.fn}(${x.args.map(go).join(', ')})`;
+        return x.fn === 'textcat' ? `(${go(x.args[0]!)} || ${go(x.args[1]!)})` : `${isLibraryFn(x.fn) ? libraryName(x.fn) : x.fn}(${x.args.map(go).join(', ')})`;
       case 'inSet':
         // PostgreSQL's hashed subplan, with the number of values its InitPlan returned.
         return `(hashed ${go(x.arg)} IN (${x.values.length}${x.hasNull ? ' values and NULL' : ' values'}))`;

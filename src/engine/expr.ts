@@ -58,7 +58,13 @@ export type Expr =
  * operators are functions named as PostgreSQL's (date_pli is date + integer, ts_pl_interval
  * timestamp + interval, …), typed by ./bind/functions.ts; greatest and least skip NULLs.
  */
-export type ScalarFn = TextFn | DateTimeFn | MathFn;
+export type ScalarFn = TextFn | DateTimeFn | MathFn | LibraryFn;
+
+/**
+ * A function of the library (./functions/registry.ts), by its signature's key:
+ * `split_part(text,text,int4)`; its kernel and strictness are the registry's.
+ */
+export type LibraryFn = `${string}(${string})`;
 
 export type TextFn =
   | 'length' | 'lower' | 'upper' | 'substring' | 'position' | 'btrim' | 'ltrim' | 'rtrim' | 'concat' | 'textcat' | 'octet_length'

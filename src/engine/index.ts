@@ -28,7 +28,7 @@ import { run, runQuery } from './exec/run.js';
 import { withParams } from './exec/params.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
-import { DEFAULT_WORK_MEM, type StatementContext, withContext } from './context.js';
+import { DEFAULT_WORK_MEM, type SessionAccess, type StatementContext, withContext } from './context.js';
 import { T } from './types.js';
 import { type PgType, type TimeZone, SQLSTATE, bindParameterCount, isPaxdError } from '../types/index.js';
 
@@ -36,7 +36,8 @@ export type { QueryResult, ResultField } from './result.js';
 export { textRows, commandTag } from './result.js';
 export { SqlError } from './errors.js';
 
-export { DEFAULT_WORK_MEM, currentTimeZone, yieldDue, yieldNow } from './context.js';
+export { DEFAULT_WORK_MEM, type SessionAccess, currentTimeZone, yieldDue, yieldNow } from './context.js';
+export { SERVER_VERSION } from './functions/system.js';
 export { authorizeCopyFrom } from './access.js';
 export { serverFileCopyRefused } from '../table/index.js';
 export { engineCounters, type EngineCounters } from './counters.js';
@@ -60,6 +61,8 @@ export interface QueryOptions {
    * anything is read or written (./access.ts). Absent: the daemon itself, the library, the CLI.
    */
   readonly user?: string;
+  /** The wire session the statement runs in, for the system functions (./context.ts SessionAccess). */
+  readonly session?: SessionAccess;
 }
 
 /**
@@ -157,8 +160,8 @@ export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOp
 }
 
 /** The `user` field of a statement context, when one is given. */
-function userOf(o: QueryOptions | undefined): { user?: string } {
-  return o?.user !== undefined ? { user: o.user } : {};
+function userOf(o: QueryOptions | undefined): { user?: string; session?: SessionAccess } {
+  return { ...(o?.user !== undefined ? { user: o.user } : {}), ...(o?.session !== undefined ? { session: o.session } : {}) };
 }
 
 /** The `signal` field of a statement context, when one is given. */

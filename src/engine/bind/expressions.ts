@@ -429,6 +429,7 @@ export abstract class ExprBinder extends OperatorBinder {
     if (aggregateSyntax && UNSUPPORTED_AGGREGATES.has(name)) throw notSupported(`aggregate ${name}()`, n.location);
     if (aggregateSyntax)
       throw new SqlError('invalid_input', SQLSTATE.syntax_error, `${name} is not an aggregate function`, positionOf(n.location));
+    if (n.func_variadic === true) throw notSupported('VARIADIC arguments', n.location);
     const args = ((n.args ?? []) as AstNode[]).map((a) => this.expr(a, mode));
     const sig = () => undefinedFunction(`${name}(${args.map((a) => (unknownLiterals.has(a) ? 'unknown' : pgDisplayName(a.type))).join(', ')})`, n.location);
     const arity = (lo: number, hi: number) => {

@@ -25,6 +25,8 @@ import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperato
 import { currentContext, currentTimeZone, type StatementContext } from '../context.js';
 import { timestampToDate, timestamptzToTimestamp } from '../exec/datetime.js';
 import { evaluate } from '../exec/eval.js';
+import { resolve } from '../functions/resolve.js';
+import { type Entry, isFoldable, signaturesOf } from '../functions/registry.js';
 
 /** What the binder lends: its casts (which fold constants and type `$n`), and its unknown-literal test. */
 export interface FnBinder {
@@ -47,6 +49,7 @@ export function fold(e: Expr): Expr {
   else if (x.kind !== 'arith' && x.kind !== 'neg') return e;
   const args = x.kind === 'func' ? x.args : x.kind === 'arith' ? [x.left, x.right] : x.kind === 'cast' || x.kind === 'neg' ? [x.arg] : [];
   if (!args.every((a) => a.kind === 'const')) return x;
+  if (x.kind === 'func' && !isFoldable(x.fn)) return x;
   const v = evaluate(x, { rows: 1, cols: [] })[0]!;
   return E.const(v, x.type);
 }
@@ -95,73 +98,6 @@ const DATETIME_OPERATORS: Record<ArithOp, readonly OpCandidate[]> = {
   '/': [{ left: T.interval, right: T.float8, result: T.interval, make: fn('interval_div', T.interval) }],
   '%': [],
 };
-
-/** pg_cast's implicit casts among the types these signatures name. */
-function implicitlyCasts(from: PgType, to: PgType): boolean {
-  if (from.id === to.id) return true;
-  switch (from.id) {
-    case 'int2':
-      return to.id === 'int4' || to.id === 'int8' || to.id === 'numeric' || to.id === 'float4' || to.id === 'float8';
-    case 'int4':
-      return to.id === 'int8' || to.id === 'numeric' || to.id === 'float4' || to.id === 'float8';
-    case 'int8':
-      return to.id === 'numeric' || to.id === 'float4' || to.id === 'float8';
-    case 'numeric':
-      return to.id === 'float4' || to.id === 'float8';
-    case 'float4':
-      return to.id === 'float8';
-    case 'date':
-      return to.id === 'timestamp' || to.id === 'timestamptz';
-    case 'timestamp':
-      return to.id === 'timestamptz';
-    case 'varchar':
-      return to.id === 'text' || to.id === 'bpchar';
-    case 'bpchar':
-      return to.id === 'text' || to.id === 'varchar';
-    case 'text':
-      return to.id === 'varchar' || to.id === 'bpchar';
-    default:
-      return false;
-  }
-}
-
-/** The preferred type of each category (pg_type.typispreferred). */
-function isPreferred(t: PgType): boolean {
-  return t.id === 'float8' || t.id === 'timestamptz' || t.id === 'interval' || t.id === 'text' || t.id === 'bool';
-}
-
-/**
- * PostgreSQL's resolution among candidate signatures (func_select_candidate, simplified to
- * these signatures): null when none applies, 'ambiguous' when several remain.
- */
-function resolve<C extends { readonly params: readonly PgType[] }>(cands: readonly C[], args: readonly Expr[], b: FnBinder, operator: boolean): C | null | 'ambiguous' {
-  const known = args.map((a) => !b.isUnknown(a));
-  // An unknown operand of an operator first tries the other operand's type (oper_select_candidate).
-  if (operator && known[0] !== known[1]) {
-    const t = args[known[0] ? 0 : 1]!.type;
-    const same = cands.find((c) => c.params[0]!.id === t.id && c.params[1]!.id === t.id);
-    if (same !== undefined) return same;
-  }
-  let live = cands.filter((c) => c.params.length === args.length && c.params.every((p, i) => !known[i] || implicitlyCasts(args[i]!.type, p)));
-  if (live.length <= 1) return live[0] ?? null;
-  const exact = (c: C) => c.params.filter((p, i) => known[i] && p.id === args[i]!.type.id).length;
-  const best = Math.max(...live.map(exact));
-  live = live.filter((c) => exact(c) === best);
-  if (live.length === 1) return live[0]!;
-  const preferred = (c: C) => c.params.filter((p, i) => known[i] && p.id !== args[i]!.type.id && isPreferred(p)).length;
-  const bestP = Math.max(...live.map(preferred));
-  live = live.filter((c) => preferred(c) === bestP);
-  if (live.length === 1) return live[0]!;
-  // Unknown positions: one category among the candidates, then its preferred type.
-  for (let i = 0; i < args.length; i++) {
-    if (known[i]) continue;
-    const cats = new Set(live.map((c) => categoryOf(c.params[i]!)));
-    if (cats.has('string')) live = live.filter((c) => categoryOf(c.params[i]!) === 'string');
-    else if (cats.size > 1) return 'ambiguous';
-    if (live.some((c) => isPreferred(c.params[i]!))) live = live.filter((c) => isPreferred(c.params[i]!));
-  }
-  return live.length === 1 ? live[0]! : live.length === 0 ? null : 'ambiguous';
-}
 
 function argTypeName(e: Expr, b: FnBinder): string {
   return b.isUnknown(e) ? 'unknown' : pgDisplayName(e.type);
@@ -283,6 +219,16 @@ export function bindSqlValueFunction(n: AstFields): Expr {
       return E.const(timestamptzToTimestamp(now, currentTimeZone()), T.timestamp);
     case 'SVFOP_LOCALTIMESTAMP_N':
       return E.const(roundToPrecision(timestamptzToTimestamp(now, currentTimeZone()), p), T.timestamp);
+    // The session's user (../functions/system.ts); `paxd` for the daemon itself, the library and the CLI.
+    case 'SVFOP_CURRENT_USER':
+    case 'SVFOP_CURRENT_ROLE':
+    case 'SVFOP_USER':
+    case 'SVFOP_SESSION_USER':
+      return E.const(currentContext()?.user ?? 'paxd', T.text);
+    case 'SVFOP_CURRENT_CATALOG':
+      return E.const('paxd', T.text);
+    case 'SVFOP_CURRENT_SCHEMA':
+      return E.func('current_schema()', [], T.text);
     default:
       throw notSupported(String(n.op).replace(/^SVFOP_/, '').replace(/_N$/, '').toLowerCase(), n.location);
   }
@@ -372,15 +318,51 @@ const FUNCTIONS: Record<string, readonly FnCandidate[]> = {
 };
 FUNCTIONS['pow'] = FUNCTIONS['power']!;
 
-/** A call of one of FUNCTIONS, or null when `name` is not one of them. */
+/** A call of one of FUNCTIONS or of the library's (../functions/), or null when `name` is neither. */
 export function bindFunction(name: string, args: Expr[], location: number, b: FnBinder): Expr | null {
   const cands = FUNCTIONS[name];
-  if (cands === undefined) return null;
+  if (cands === undefined) return bindLibraryCall(name, args, location, b);
   const sig = `${name}(${args.map((a) => argTypeName(a, b)).join(', ')})`;
   const c = resolve(cands, args, b, false);
   if (c === 'ambiguous') throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `function ${sig} is not unique`, positionOf(location));
   if (c === null) throw undefinedFunction(sig, location);
   return fold(c.make(args.map((a, i) => b.cast(a, c.params[i]!, location))));
+}
+
+/** One candidate of a library call: an entry's parameters with its variadic ones spread to the call's arity. */
+interface LibCandidate {
+  readonly params: readonly PgType[];
+  readonly entry: Entry;
+}
+
+function libCandidates(entries: readonly Entry[], args: readonly Expr[], b: FnBinder): LibCandidate[] {
+  const out: LibCandidate[] = [];
+  for (const entry of entries) {
+    const { params, variadic } = entry.sig;
+    if (variadic === undefined) {
+      out.push({ params, entry });
+      continue;
+    }
+    if (args.length < params.length + 1) continue;
+    const rest = args.slice(params.length).map((a) => (variadic !== 'any' ? variadic : b.isUnknown(a) ? T.text : a.type));
+    out.push({ params: [...params, ...rest], entry });
+  }
+  return out;
+}
+
+/** A call of the library's `name` (../functions/registry.ts), or null when it has no such function. */
+function bindLibraryCall(name: string, args: Expr[], location: number, b: FnBinder): Expr | null {
+  const entries = signaturesOf(name);
+  if (entries === undefined) return null;
+  const sig = `${name}(${args.map((a) => argTypeName(a, b)).join(', ')})`;
+  const c = resolve(libCandidates(entries, args, b), args, b, false);
+  if (c === 'ambiguous') throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `function ${sig} is not unique`, positionOf(location));
+  if (c === null) throw undefinedFunction(sig, location);
+  const unknown = args.map((a) => b.isUnknown(a));
+  const cast = args.map((a, i) => b.cast(a, c.params[i]!, location));
+  const { sig: s, key } = c.entry;
+  if (s.bind !== undefined) return fold(s.bind(cast, unknown, () => { throw undefinedFunction(sig, location); }));
+  return fold(E.func(key, cast, s.result));
 }
 
 /**

@@ -102,11 +102,13 @@ export function literal(n: AstFields): Expr {
   }
   if (n.ival !== undefined) return E.const((n.ival.ival as number | undefined) ?? 0, T.int4);
   if (n.fval !== undefined) {
-    // An integer too large for int4 is an int8 (if it fits) or a numeric, as in the scanner.
+    // An integer too large for int4 is an int8 (if it fits) or a numeric, as in make_const; the
+    // grammar negates constants, so -2147483648 arrives here and is an int4.
     const text = n.fval.fval as string;
-    if (/^\d+$/.test(text)) {
+    if (/^-?\d+$/.test(text)) {
       const b = BigInt(text);
-      if (b <= 2n ** 63n - 1n) return E.const(b, T.int8);
+      if (b === -(2n ** 31n)) return E.const(Number(b), T.int4);
+      if (b <= 2n ** 63n - 1n && b >= -(2n ** 63n)) return E.const(b, T.int8);
     }
     return E.const(parseText(T.numeric, text), T.numeric);
   }

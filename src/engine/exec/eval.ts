@@ -19,6 +19,7 @@ import { regexFor } from './regex.js';
 import { formatRecord } from './arrays.js';
 import { jsonbEqualityKey } from './jsonb.js';
 import { keyNorm, keyText } from './key.js';
+import { evalLibrary, isLibraryFn } from '../functions/registry.js';
 
 export function evaluate(e: Expr, b: RowBatch): Value[] {
   const n = b.rows;
@@ -215,6 +216,7 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
     return out;
   }
   const fn = e.fn;
+  if (isLibraryFn(fn)) return evalLibrary(fn, args, e.args.map((a) => a.type), n);
   if (isDateTimeFn(fn) || isMathFn(fn)) {
     // One argument row reused across the batch: no allocation per row.
     const kernel = isDateTimeFn(fn) ? (r: Value[]) => dateTimeFn(fn, e.args, e.type, r) : (r: Value[]) => mathFn(fn as MathFn, e.args, e.type, r);
@@ -243,6 +245,7 @@ function evalFunc(e: Extract<Expr, { kind: 'func' }>, b: RowBatch): Value[] {
 function scalar(e: Extract<Expr, { kind: 'func' }>, args: Value[][], i: number): Value {
   const s = args[0]![i] as string;
   const fn = e.fn;
+  if (isLibraryFn(fn)) throw new Error(`${fn}: evalFunc runs the library's kernels`);
   if (isDateTimeFn(fn) || isMathFn(fn)) throw new Error(`${fn}: evalFunc runs the date/time and math kernels`);
   switch (fn) {
     case 'jsonb_eqkey':

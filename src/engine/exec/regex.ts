@@ -242,3 +242,67 @@ function otherCaseRanges(lo: number, hi: number): string {
   }
   return out;
 }
+
+/** One match: where it is (UTF-16 offsets into the text) and its capture groups (null: unmatched). */
+export interface RegexMatch {
+  readonly start: number;
+  readonly end: number;
+  readonly groups: readonly (string | null)[];
+  /** Where each group matched (null: unmatched), as [start, end). */
+  readonly spans: readonly ([number, number] | null)[];
+}
+
+/** A compiled pattern that finds matches (regexp_replace, regexp_match, … : ../functions/regex.ts). */
+export interface RegexSearcher {
+  /** The number of capture groups of the pattern. */
+  readonly groupCount: number;
+  /** The first match starting at or after `from`. */
+  search(s: string, from: number): RegexMatch | null;
+}
+
+const searchers = new Map<string, RegexSearcher>();
+
+/** The searcher of a PostgreSQL pattern, on the same translation and engines as regexFor. */
+export function regexSearcher(pattern: string, ci: boolean): RegexSearcher {
+  const key = `${ci ? 'i' : 'c'}${pattern}`;
+  let r = searchers.get(key);
+  if (r !== undefined) return r;
+  const t = translate(pattern, ci);
+  r = t.lookahead ? backtrackingSearcher(backtracking(t) as RegExp) : linearSearcher(linear(t.src) as RE2JS);
+  if (searchers.size > 256) searchers.clear();
+  searchers.set(key, r);
+  return r;
+}
+
+function linearSearcher(re: RE2JS): RegexSearcher {
+  const groupCount = re.groupCount();
+  return {
+    groupCount,
+    search(s, from) {
+      const m = re.matcher(s);
+      if (!m.find(from)) return null;
+      const groups: (string | null)[] = [];
+      const spans: ([number, number] | null)[] = [];
+      for (let g = 1; g <= groupCount; g++) {
+        groups.push(m.group(g));
+        spans.push(m.start(g) < 0 ? null : [m.start(g), m.end(g)]);
+      }
+      return { start: m.start(), end: m.end(), groups, spans };
+    },
+  };
+}
+
+function backtrackingSearcher(re: RegExp): RegexSearcher {
+  const g = new RegExp(re.source, 'gsud');
+  const groupCount = new RegExp(`${re.source}|`, 'su').exec('')!.length - 1;
+  return {
+    groupCount,
+    search(s, from) {
+      g.lastIndex = from;
+      const m = g.exec(s);
+      if (m === null) return null;
+      const spans = (m.indices ?? []).slice(1).map((x) => (x === undefined ? null : ([x[0], x[1]] as [number, number])));
+      return { start: m.index, end: m.index + m[0].length, groups: m.slice(1).map((x) => x ?? null), spans };
+    },
+  };
+}

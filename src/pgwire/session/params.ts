@@ -14,6 +14,7 @@
 import {
   PaxdError,
   SQLSTATE,
+  featureNotSupported,
   formatSetting,
   parseSetting,
   IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
@@ -29,7 +30,7 @@ import {
   timeZoneSetting,
 } from '../../types/index.js';
 import { invalidParameterValue, unknownParameter } from '../codec/errors.js';
-import { DEFAULT_WORK_MEM } from '../../engine/index.js';
+import { DEFAULT_WORK_MEM, SERVER_VERSION } from '../../engine/index.js';
 import { SettingStack } from './setting-stack.js';
 
 interface ParamSpec {
@@ -55,8 +56,8 @@ export interface SessionIdentity {
   readonly timeZone?: TimeZone;
 }
 
-/** What `server_version` says: a real PostgreSQL version first, so libpq and postgres_fdw parse it (≥ 15: CLOSE + DECLARE rescans). */
-export const SERVER_VERSION = '15.0 (paxd)';
+/** What `server_version` says (version() begins with it: the engine's, src/engine/functions/system.ts). */
+export { SERVER_VERSION };
 
 /** check_timezone: the zone, or 22023 as PostgreSQL words it. */
 function zoneOf(v: string): TimeZone {
@@ -424,6 +425,19 @@ export class SessionParams {
     if (spec.canonical === null) throw readOnly(spec.name);
     const v = spec.canonical(value);
     return this.change(spec, v, local);
+  }
+
+  /**
+   * set_config(name, value, is_local): SET with the value as the function got it, not as SET's
+   * arguments are flattened: search_path keeps its text as given (`''` stays empty, where
+   * SET search_path = '' shows `""`). is_local outside a transaction block is 0A000: PostgreSQL
+   * keeps it until the end of the statement's own transaction, which the session has no stack for.
+   */
+  setConfig(name: string, value: string, local: boolean): ParamChange {
+    const spec = specOf(name);
+    if (spec.canonical === null) throw readOnly(spec.name);
+    if (local && !this.stack.inTransaction) throw featureNotSupported('set_config(name, value, true) outside a transaction block');
+    return this.change(spec, spec.name === 'search_path' ? value : spec.canonical(value), local);
   }
 
   private change(spec: ParamSpec, v: string, local: boolean): ParamChange {

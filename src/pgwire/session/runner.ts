@@ -22,6 +22,7 @@ import {
   type AstNode,
   type PreparedQuery,
   type QueryResult,
+  type SessionAccess,
 } from '../../engine/index.js';
 import { featureNotSupported, isPaxdError, SQLSTATE, undefinedTable, unreachable, type TimeZone, type Value } from '../../types/index.js';
 import * as be from '../codec/backend.js';
@@ -50,6 +51,8 @@ export interface RunnerHost {
   params(): SessionParams;
   /** Changes of reported parameters, sent as ParameterStatus before the next ReadyForQuery. */
   report(changes: readonly ParamChange[]): void;
+  /** The pid of the session's BackendKeyData (pg_backend_pid). */
+  readonly processId: number;
 }
 
 export class StatementRunner {
@@ -65,6 +68,15 @@ export class StatementRunner {
   readonly sdb: Database;
 
   constructor(private readonly host: RunnerHost) {
+    this.session = {
+      backendPid: host.processId,
+      setting: (name) => host.params().show(name).value,
+      setSetting: (name, value, local) => {
+        const c = host.params().setConfig(name, value, local);
+        host.report([c]);
+        return c.value;
+      },
+    };
     this.sdb = sessionDatabase(
       host.base,
       () => host.block.tx?.db ?? this.statementDb ?? host.base,
@@ -78,10 +90,13 @@ export class StatementRunner {
   }
 
   /** The options every engine call of this session takes: the session's settings, its user (whose privileges are checked) and the statement's signal. */
-  engineOptions(signal?: AbortSignal): { workMem: number; timeZone: TimeZone; user: string; signal?: AbortSignal } {
+  engineOptions(signal?: AbortSignal): { workMem: number; timeZone: TimeZone; user: string; session: SessionAccess; signal?: AbortSignal } {
     const p = this.host.params();
-    return { workMem: p.workMem, timeZone: p.timeZone, user: p.user, ...(signal !== undefined ? { signal } : {}) };
+    return { workMem: p.workMem, timeZone: p.timeZone, user: p.user, session: this.session, ...(signal !== undefined ? { signal } : {}) };
   }
+
+  /** What the engine's system functions see of the session: current_setting and set_config as SHOW and SET. */
+  private readonly session: SessionAccess;
 
   /**
    * Runs `work` as the session's current statement: CancelRequest, statement_timeout and a

@@ -123,6 +123,7 @@ export class Session {
       out: this.out,
       params,
       report: (c) => this.report(c),
+      processId: ctx.processId,
     });
     this.extended = new ExtendedProtocol(this.runner, portals, this.cursors, this.out, params);
     // A silent or slow client must not hold a connection slot forever.

@@ -1,0 +1,45 @@
+/**
+ * What a function of the library is (./registry.ts): pg_proc's rows, one per signature, with
+ * the kernel that computes one result from one row of arguments.
+ *
+ *   left: [{ params: [T.text, T.int4], result: T.text, kernel: ([s, n]) => … }]
+ *
+ * A kernel gets non-NULL arguments when the signature is strict (the default: a NULL argument
+ * gives NULL without calling it, as PostgreSQL's proisstrict), and the arguments' types
+ * (the variadic "any" ones differ per call). It throws a SqlError for bad input.
+ */
+import type { PgType, Value } from '../../types/index.js';
+import type { Expr } from '../expr.js';
+
+export type Kernel = (args: readonly Value[], types: readonly PgType[]) => Value;
+
+/**
+ * pg_proc.provolatile: immutable calls over constants are folded at bind time; stable ones
+ * (current_setting) and volatile ones (random, set_config) run at each execution, so a
+ * prepared statement sees the session as it is when it runs.
+ */
+export type Volatility = 'immutable' | 'stable' | 'volatile';
+
+export interface Signature {
+  readonly params: readonly PgType[];
+  /**
+   * VARIADIC trailing arguments after `params`: of this type, or 'any' ("any": each keeps its
+   * own type, an unknown literal becomes text), as concat_ws and format take them.
+   */
+  readonly variadic?: PgType | 'any';
+  readonly result: PgType;
+  readonly kernel: Kernel;
+  /** Default true. */
+  readonly strict?: boolean;
+  /** Default 'immutable'. */
+  readonly volatility?: Volatility;
+  /**
+   * Binds the call itself instead of a kernel call (pg_typeof is its argument's type name, a
+   * constant): gets the arguments cast to `params`, whether each was an unknown literal, and
+   * `fail`, which throws the call's 42883.
+   */
+  readonly bind?: (args: readonly Expr[], unknown: readonly boolean[], fail: () => never) => Expr;
+}
+
+/** A family's functions by name (one file per family: strings, math, regex, system, …). */
+export type Family = Readonly<Record<string, readonly Signature[]>>;
