@@ -53,7 +53,6 @@ export const SQLSTATE = {
   invalid_parameter_value: '22023',
   invalid_escape_sequence: '22025',
   invalid_regular_expression: '2201B',
-  null_value_not_allowed: '22004',
   invalid_argument_for_logarithm: '2201E',
   invalid_argument_for_power_function: '2201F',
   invalid_argument_for_width_bucket_function: '2201G',

@@ -17,7 +17,7 @@
  * checks d, w, the offsets and every code before it copies a byte, and returns today's form
  * (offsets and bytes per row) with the codes beside it as a DictionaryVector.
  */
-import { type Column, type PgType } from '../../types/index.js';
+import type { Column, PgType } from '../../types/index.js';
 import { bitsFor, pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
 import type { Dictionary } from '../dictionary.js';
 
