@@ -201,16 +201,18 @@ function printTable(queries: readonly { id: string; sql: string }[], results: Ma
       answer = 'paxd error';
       problems.push(`${q.id}: paxd ${paxd.error}`);
     } else if (paxd !== undefined && r.pgSerial !== undefined) {
-      if (!r.pgSerial.ok) answer = `PostgreSQL error (${r.pgSerial.error})`;
+      // The parallel run's answer where the serial one did not finish.
+      const pgRef = r.pgSerial.ok || r.pgParallel === undefined ? r.pgSerial : r.pgParallel;
+      if (!pgRef.ok) answer = `PostgreSQL error (${pgRef.error})`;
       else {
-        const diff = sameAnswer(isOrdered(q.sql), r.pgSerial.rows, paxd.rows);
+        const diff = sameAnswer(isOrdered(q.sql), pgRef.rows, paxd.rows);
         answer = diff === null ? 'same' : `MISMATCH ${diff.replace(/DuckDB/g, 'PostgreSQL')}`;
         if (diff === null) same++;
         else problems.push(`${q.id}: ${answer}`);
       }
     }
     if (paxd?.ok === true && r.pgSerial?.ok === false) losses.push(`${q.id}: PostgreSQL serial did not finish (${r.pgSerial.error})`);
-    if (vsPg !== null && vsPg < 1) losses.push(`${q.id}: paxd ${fmtRatio(1 / vsPg)}× slower than PostgreSQL serial (${fmtMs(median((paxd as { ms: number[] }).ms))} vs ${fmtMs(median((r.pgSerial as { ms: number[] }).ms))} ms)`);
+    if (vsPg !== null && vsPg < 1) losses.push(`${q.id}: paxd ${(1 / vsPg).toFixed(2)}× slower than PostgreSQL serial (${fmtMs(median((paxd as { ms: number[] }).ms))} vs ${fmtMs(median((r.pgSerial as { ms: number[] }).ms))} ms)`);
     const cols = [q.id.padEnd(6), ...systems.map((s) => cell(r[s]).padStart(10)), (vsPg === null ? '-' : `${fmtRatio(vsPg)}×`).padStart(10), (vsDuck === null ? '-' : `${fmtRatio(vsDuck)}×`).padStart(10), answer];
     out(cols.join(' '));
   }
