@@ -180,15 +180,15 @@ function numericSum(a: AggCall): Moving {
 
 function moving(v: PartitionView, arg: readonly Value[], make: () => Moving): void {
   const m = make();
+  const drop = (j: number): void => {
+    const x = arg[rowOf(v, j)]!;
+    if (x !== null) m.remove(x);
+  };
   let lo = 0;
   let hi = 0;
   for (let i = 0; i < v.n; i++) {
     const s = v.start[i]!;
     const e = Math.max(s, v.end[i]!);
-    const drop = (j: number): void => {
-      const x = arg[rowOf(v, j)]!;
-      if (x !== null) m.remove(x);
-    };
     // A frame that starts past every added row: empty the accumulator and start there.
     if (s >= hi) {
       for (; lo < hi; lo++) drop(lo);

@@ -8,7 +8,7 @@
  *   parts:  [0, 3, 5 …, n]             partition p is idx[parts[p] .. parts[p + 1])
  *   group:  group[j] = peer group number of sorted position j, counted from 0 per partition
  */
-import type { Value } from '../../../types/index.js';
+import type { PgType, Value } from '../../../types/index.js';
 import type { Expr } from '../../expr.js';
 import type { OrderItem } from '../../ir.js';
 import type { RowBatch } from '../batch.js';
@@ -39,10 +39,24 @@ export async function evaluateAll(e: Expr, input: RowBatch): Promise<Value[]> {
   return out;
 }
 
-/** NULL equals NULL, and values equal by the type's comparison are peers (PostgreSQL's are_peers). */
-function same(type: Expr['type'], a: Value, b: Value): boolean {
-  if (a === null || b === null) return a === b;
-  return compare(type, a, b) === 0;
+/**
+ * The comparison of non-NULL values of `type`: plain number and bigint comparisons for the
+ * integer and date types, the engine's `compare` (NaN above all, text by code point, …) for
+ * the rest. Peers are rows it finds equal on every ORDER BY key (PostgreSQL's are_peers).
+ */
+function comparatorOf(type: PgType): (a: Value, b: Value) => number {
+  switch (type.id) {
+    case 'int2':
+    case 'int4':
+    case 'date':
+      return (a, b) => (a as number) - (b as number);
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      return (a, b) => ((a as bigint) < (b as bigint) ? -1 : (a as bigint) > (b as bigint) ? 1 : 0);
+    default:
+      return (a, b) => compare(type, a, b);
+  }
 }
 
 /**
@@ -56,35 +70,38 @@ export async function sortForWindow(input: RowBatch, partition: readonly Expr[],
   const ocols: Value[][] = [];
   for (const o of order) ocols.push(await evaluateAll(o.expr, input));
   const keys = [
-    ...partition.map((p, k) => ({ col: pcols[k]!, type: p.type, desc: false, nullsFirst: false })),
-    ...order.map((o, k) => ({ col: ocols[k]!, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst })),
+    ...partition.map((p, k) => ({ col: pcols[k]!, cmp: comparatorOf(p.type), desc: false, nullsFirst: false })),
+    ...order.map((o, k) => ({ col: ocols[k]!, cmp: comparatorOf(o.expr.type), desc: o.desc, nullsFirst: o.nullsFirst })),
   ];
-  const idx = Array.from({ length: n }, (_v, i) => i);
-  if (keys.length > 0) {
-    await mergeSort(idx, (x, y) => {
-      for (const k of keys) {
-        const a = k.col[x]!;
-        const b = k.col[y]!;
-        if (a === null || b === null) {
-          if (a === b) continue;
-          return (a === null) === k.nullsFirst ? -1 : 1;
-        }
-        const c = compare(k.type, a, b);
-        if (c !== 0) return k.desc ? -c : c;
+  /** Compares input rows x and y by the first `upTo` keys (partition keys, then order keys). */
+  const compareBy = (x: number, y: number, from: number, upTo: number): number => {
+    for (let i = from; i < upTo; i++) {
+      const k = keys[i]!;
+      const a = k.col[x]!;
+      const b = k.col[y]!;
+      if (a === null || b === null) {
+        if (a === b) continue;
+        return (a === null) === k.nullsFirst ? -1 : 1;
       }
-      return 0;
-    });
-  }
+      const c = k.cmp(a, b);
+      if (c !== 0) return k.desc ? -c : c;
+    }
+    return 0;
+  };
+  const idx = Array.from({ length: n }, (_v, i) => i);
+  const all = keys.length;
+  if (all > 0) await mergeSort(idx, (x, y) => compareBy(x, y, 0, all));
   const parts = [0];
   const group = new Int32Array(n);
+  const np = partition.length;
   let g = 0;
   for (let j = 1; j < n; j++) {
     const x = idx[j - 1]!;
     const y = idx[j]!;
-    if (!partition.every((p, k) => same(p.type, pcols[k]![x]!, pcols[k]![y]!))) {
+    if (compareBy(x, y, 0, np) !== 0) {
       parts.push(j);
       g = 0;
-    } else if (!order.every((o, k) => same(o.expr.type, ocols[k]![x]!, ocols[k]![y]!))) g++;
+    } else if (compareBy(x, y, np, all) !== 0) g++;
     group[j] = g;
     if ((j & 65535) === 0) await yieldIfDue();
   }
