@@ -146,7 +146,7 @@ export async function run(args: string[]): Promise<void> {
     }
     if (only !== 'ao') {
       process.stdout.write(`metadata bench, PAX: ${GROUP_ROWS}-row groups of ${COLUMNS.length} columns; node ${process.version}\n\n`);
-      process.stdout.write(`store    groups   commit B  (delta  root)  ckpt B/commit (over ${COMMITS})  cold ms  cpu ms  find req  cold req  warm ms  warm req\n`);
+      process.stdout.write(`store    groups   commit B  (delta  root)  ckpt B/commit (over ${COMMITS})  cold ms  cpu ms  find req  cold req  warm ms  cpu ms  warm req\n`);
       for (const target of targets) for (const g of sizes) await paxCase(target, g);
     }
     if (only !== 'pax') {
@@ -188,18 +188,21 @@ async function paxCase(target: Target, groups: number): Promise<void> {
   const times: number[] = [];
   const s3 = target.metrics?.();
   const before = s3?.requests ?? 0;
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < 50; i++) {
     const t0 = performance.now();
     const r = await query(db, `SELECT count(*) FROM ${table}`);
     times.push(performance.now() - t0);
     if (i === 0 && String(r.rows[0]?.[0]) !== want) throw new Error(`count(*) answered ${String(r.rows[0]?.[0])}, expected ${want}`);
   }
+  const cpu = process.cpuUsage(cpu0);
+  const warmCpu = (cpu.user + cpu.system) / 1000 / 50;
   const warmRequests = s3 === undefined ? 0 : ((target.metrics?.()?.requests ?? 0) - before) / 50;
   times.sort((a, b) => a - b);
   await db.close();
   const c = coldOpen(target.uri, table, want);
   process.stdout.write(
-    `${target.name.padEnd(7)}  ${String(groups).padStart(6)}  ${fmt(commitBytes).padStart(9)}  (${fmt(delta)}  ${fmt(root)})  ${perCommit.padStart(11)}  ${c.ms.toFixed(0).padStart(7)}  ${c.cpu.toFixed(0).padStart(6)}  ${String(c.find).padStart(8)}  ${String(c.requests).padStart(8)}  ${times[25]!.toFixed(2).padStart(7)}  ${warmRequests.toFixed(1).padStart(8)}\n`,
+    `${target.name.padEnd(7)}  ${String(groups).padStart(6)}  ${fmt(commitBytes).padStart(9)}  (${fmt(delta)}  ${fmt(root)})  ${perCommit.padStart(11)}  ${c.ms.toFixed(0).padStart(7)}  ${c.cpu.toFixed(0).padStart(6)}  ${String(c.find).padStart(8)}  ${String(c.requests).padStart(8)}  ${times[25]!.toFixed(2).padStart(7)}  ${warmCpu.toFixed(2).padStart(7)}  ${warmRequests.toFixed(1).padStart(8)}\n`,
   );
 }
 

@@ -152,6 +152,10 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
   opts.used?.add(top.path);
   const warm = top.kind === 'delta' && opts.fresh !== true && cachedState(store, table, top.delta.on) !== undefined;
   const hint = top.kind === 'delta' && !warm ? await readHint(store, hintPath(table), HINT_FRAME) : null;
+  // Set once a checkpoint the walk counted on is missing or damaged: from then on it looks for
+  // one at every number it passes (a checkpoint can name manifests that a vacuum racing its
+  // writer removed; an older sound one, vacuum's own, lies further down the chain).
+  let searchAll = false;
   if (top.kind === 'delta' && hint === id) {
     const ck = await readCheckpointOrNull(store, table, id, top.crc);
     if (ck !== null && (ck.snapshot.incarnation ?? 1) === (top.delta.incarnation ?? 1)) {
@@ -159,6 +163,7 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
       if (opts.fresh !== true) rememberState(store, s);
       return s;
     }
+    searchAll = true;
   }
   if (top.kind === 'full') {
     const s: TableState = { snapshot: top.snapshot, chain: { base: id, baseBytes: top.bytes, depth: 0, since: 0 }, crc: top.crc };
@@ -182,13 +187,14 @@ export async function loadState(store: ObjectStore, table: string, id: number, o
       start = hit;
       break;
     }
-    if (below === d.base || below === hint) {
+    if (below === d.base || below === hint || searchAll) {
       const ck = await readCheckpointOrNull(store, table, below, null);
       if (ck !== null && (ck.snapshot.incarnation ?? 1) === (d.incarnation ?? 1)) {
         opts.used?.add(snapshotPath(table, below));
         start = used(ck, opts);
         break;
       }
+      searchAll = true;
     }
     // Everything between the base and here is read at once (orphans included: the walk skips them).
     if (prefetched.size === 0 && below - d.base > 1) {

@@ -11,7 +11,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commit, createTable, latestSnapshot, latestSnapshotInfo } from '../../src/storage/catalog.js';
 import { decodeCheckpoint, encodeCheckpoint } from '../../src/storage/checkpoint.js';
@@ -19,7 +19,8 @@ import { encodeFrameBytes } from '../../src/storage/frame.js';
 import { LocalStore } from '../../src/storage/local.js';
 import { snapshotPath, snapshotShapeProblem } from '../../src/storage/snapshot.js';
 import type { SnapshotJson } from '../../src/storage/snapshot-types.js';
-import { checkpointPath, HINT_FRAME, hintPath, loadState, verifyState } from '../../src/storage/table-state.js';
+import { checkpointPath, HINT_FRAME, hintPath, loadState, verifyState, writeCheckpoint } from '../../src/storage/table-state.js';
+import { decodeManifestList } from '../../src/storage/manifest.js';
 import { writeHint } from '../../src/storage/hint.js';
 import { vacuum } from '../../src/storage/vacuum.js';
 import { ForwardingStore } from '../../src/storage/forwarding.js';
@@ -226,5 +227,33 @@ for (const part of ['manifest list', 'manifest'] as const)
     }
     await store.close();
   });
+
+test('a checkpoint whose manifest is gone (a vacuum raced its writer) falls back to an older sound checkpoint further down, not XX001', async () => {
+  const root = tempDir();
+  const v = new LocalStore(root);
+  await createTable(v, sampleSnapshot('t'));
+  await commit(v, 't', (b) => ({ ...b, operation: 'append', files: [...b.files, dataFile('data/a.pax')] }));
+  await vacuum(v, 't', { graceMs: HOUR }); // checkpoint 2
+  await commit(v, 't', (b) => ({ ...b, operation: 'append', files: [...b.files, dataFile('data/b.pax')] }));
+  // A writer that read state 3 from checkpoint 2 and delta 3 …
+  const w = new LocalStore(root);
+  assert.is((await loadState(w, 't', 3)).chain.base, 2);
+  // … then a vacuum: checkpoint 3, and everything below it goes.
+  await vacuum(v, 't', { graceMs: 0 });
+  assert.ok(!existsSync(join(root, 't', '_snapshots', '00000000000000000002.snap')));
+  // The writer commits on its state (base 2 in its delta) and checkpoints it; that checkpoint
+  // then loses a manifest (as when the vacuum removed one it named).
+  const four = await commit(w, 't', (b) => ({ ...b, operation: 'append', files: [...b.files, dataFile('data/c.pax')] }));
+  await writeCheckpoint(w, await loadState(w, 't', 4));
+  const named = decodeManifestList(readFileSync(join(root, checkpointPath('t', 4))), checkpointPath('t', 4), 't', 4).manifests.map((m) => m.path);
+  const ownNew = named.filter((p) => p.startsWith('t/_snapshots/00000000000000000004-'));
+  assert.ok(ownNew.length > 0);
+  for (const p of ownNew) await v.delete(p);
+  const other = new LocalStore(root);
+  assert.equal(await latestSnapshot(other, 't'), four);
+  await other.close();
+  await w.close();
+  await v.close();
+});
 
 test.run();
