@@ -257,8 +257,8 @@ function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, b
       if (form === null) throw bad(`${h.scheme} encoding for a ${type.id} column`);
       let values: Values;
       if (h.scheme === 'for') {
-        noParams('for');
-        values = decodeFor(buf, a, n, h.width, form, bad);
+        if (h.width2 !== 0) throw bad(`for zone header with width2 ${h.width2}, expected 0`);
+        values = decodeFor(buf, a, n, h.width, h.count, form, bad);
       } else values = decodeRle(buf, a, n, h.count, h.width, h.width2, form, bad);
       if (validity !== null) zeroNulls(values, form, validity, n);
       return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };

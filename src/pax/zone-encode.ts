@@ -42,7 +42,7 @@ import { type CodecName, compress } from './codec.js';
 import { buildDictionary, dictLimit } from './dictionary.js';
 import type { PaxFormat, ZoneEncoding } from './footer.js';
 import { bitsFor } from './encoding/bitpack.js';
-import { type IntForm, MAX_FOR_BITS, encodeFor, forBytes } from './encoding/for.js';
+import { type IntForm, MAX_FOR_BITS, commonDivisor, encodeFor, forBytes } from './encoding/for.js';
 import { countRuns, encodeRle, rleBytes } from './encoding/rle.js';
 import { dictBytes, encodeDict } from './encoding/dict.js';
 import { encodePlainVar, plainVarBytes } from './encoding/plain.js';
@@ -270,16 +270,22 @@ function encodeZoneV2(col: Column, start: number, end: number, nulls: number, co
       const plainBytes = n * byteWidth(p);
       const runs = countRuns(numbers, n);
       const l = bitsFor(runs.longest - 1);
-      const forSize = w <= MAX_FOR_BITS ? forBytes(n, w) : Infinity;
-      const rleSize = w <= 32 ? rleBytes(runs.count, w, l) : Infinity;
+      // The decoders take a base only when base + (2^w − 1)·k stays exact: so do the encoders.
+      const exact = (bits: number, k: number) => range.min + (2 ** bits - 1) * k <= Number.MAX_SAFE_INTEGER;
+      const forSize = w <= MAX_FOR_BITS && exact(w, 1) ? forBytes(n, w) : Infinity;
+      const rleSize = w <= 32 && exact(w, 1) ? rleBytes(runs.count, w, l) : Infinity;
       if (rleSize < forSize && rleSize < plainBytes) {
         const raw = v2Zone(col, start, n, nulls, { scheme: 'rle', width: w, width2: l, count: runs.count }, rleSize, (out, at) =>
           encodeRle(numbers, n, runs.count, range.min, w, l, out, at),
         );
         return finish(raw, codec, 'rle', undefined, KEEP_COMPRESSED);
       }
-      if (forSize < plainBytes) {
-        const raw = v2Zone(col, start, n, nulls, { scheme: 'for', width: w, width2: 0, count: 0 }, forSize, (out, at) => encodeFor(numbers, n, range.min, w, out, at));
+      const g = commonDivisor(numbers, n, range.min);
+      const k = g <= 0xffffffff ? g : 1; // the header holds it as a u32
+      const kw = bitsFor((range.max - range.min) / k);
+      const forScaled = kw <= MAX_FOR_BITS && exact(kw, k) ? forBytes(n, kw) : Infinity;
+      if (forScaled < plainBytes) {
+        const raw = v2Zone(col, start, n, nulls, { scheme: 'for', width: kw, width2: 0, count: k }, forScaled, (out, at) => encodeFor(numbers, n, range.min, k, kw, out, at));
         return finish(raw, codec, 'for', undefined, KEEP_COMPRESSED);
       }
     }

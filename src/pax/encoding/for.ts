@@ -8,10 +8,14 @@
  * Body, at A (a multiple of 8 from the zone start; see ../zone-encode.ts for the zone header):
  *
  *   A        ref      8   int64 LE: the minimum (as a safe integer)
- *   A+8      low      packedBytes(n, min(w, 32))   bits 0..31 of value − ref, w-bit packed
+ *   A+8      low      packedBytes(n, min(w, 32))   bits 0..31 of (value − ref) / k, w-bit packed
  *   …        high     packedBytes(n, w − 32)        bits 32..w−1, only when w > 32
  *
- *   ref = 1000, w = 4:  values 1003 1000 1015 1007  →  deltas 3 0 15 7  →  4 bits each
+ *   ref = 1000, k = 1, w = 4:  values 1003 1000 1015 1007  →  3 0 15 7  →  4 bits each
+ *   ref = 100, k = 100, w = 6: numeric(15,2) 1.00 … 50.00 (unscaled 100 … 5000) → 0 … 49
+ *
+ * k ≥ 1 is the zone header's count: the greatest common divisor of the distances (decimals
+ * with trailing zero digits, timestamps of whole seconds), so that they pack in fewer bits.
  *
  * w ≤ 53 (the zone header's width byte). NULL rows are stored as the previous row's delta and
  * decoded as 0. The decoder checks the width, that ref and ref + (2^w − 1) are safe integers,
@@ -50,12 +54,12 @@ export function readSafeInt64(buf: Uint8Array, at: number): number {
  * Encodes vals[0..n) (safe integers, each in [ref, ref + 2^w)) at out[at…]; out is zeroed over
  * the body. `at` is a multiple of 8 from out's start, and out's byteOffset a multiple of 4.
  */
-export function encodeFor(vals: Float64Array, n: number, ref: number, w: number, out: Uint8Array, at: number): void {
+export function encodeFor(vals: Float64Array, n: number, ref: number, k: number, w: number, out: Uint8Array, at: number): void {
   writeSafeInt64(out, at, ref);
   const lo = scratchU32(0, n);
   const hi = w > 32 ? scratchU32(1, n) : null;
   for (let i = 0; i < n; i++) {
-    const d = vals[i]! - ref;
+    const d = (vals[i]! - ref) / k;
     if (hi === null) lo[i] = d;
     else {
       const h = Math.floor(d / TWO32);
@@ -78,6 +82,26 @@ const RANGE: Record<IntForm, readonly [number, number]> = {
 };
 
 /**
+ * The greatest common divisor of vals[i] − ref over the zone (1 as soon as it reaches 1, which
+ * is after a few values for most columns); 1 for a constant zone.
+ */
+export function commonDivisor(vals: Float64Array, n: number, ref: number): number {
+  let g = 0;
+  for (let i = 0; i < n; i++) {
+    let a = vals[i]! - ref;
+    let b = g;
+    while (b !== 0) {
+      const t = a % b;
+      a = b;
+      b = t;
+    }
+    g = a;
+    if (g === 1) return 1;
+  }
+  return g === 0 ? 1 : g;
+}
+
+/**
  * Checks a decoded base: a safe integer, not below the type's range, and with ref + (2^w − 1)
  * still exact (the type's upper bound is checked per value by widen()). Returns that bound.
  */
@@ -93,12 +117,14 @@ export function checkBase(ref: number, w: number, form: IntForm, scheme: string,
  * Decodes a FOR body of n values of w bits at buf[at…] (at most buf.byteLength − at bytes)
  * into a fresh values array of `form`. Throws bad(…) on anything it cannot trust.
  */
-export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, form: IntForm, bad: (what: string) => Error): Values {
+export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: number, form: IntForm, bad: (what: string) => Error): Values {
   if (w > MAX_FOR_BITS) throw bad(`frame-of-reference width ${w} bits, at most ${MAX_FOR_BITS}`);
+  if (k < 1 || (k > 1 && (2 ** w - 1) * k > Number.MAX_SAFE_INTEGER)) throw bad(`frame-of-reference multiplier ${k} with ${w}-bit deltas`);
   const need = forBytes(n, w);
   if (buf.byteLength - at !== need) throw bad(`frame-of-reference body of ${buf.byteLength - at} bytes, expected ${need} for ${n} values of ${w} bits`);
   const ref = readSafeInt64(buf, at);
   const highest = checkBase(ref, w, form, 'frame-of-reference', bad);
+  if (k > 1 && ref + (2 ** w - 1) * k > Number.MAX_SAFE_INTEGER) throw bad(`frame-of-reference base ${ref} with ${w}-bit deltas of ${k} leaves the exact range`);
   const loBytes = packedBytes(n, Math.min(w, 32));
   const lo = scratchU32(0, n);
   unpack(wordsAt(buf, at + 8, loBytes), 0, n, Math.min(w, 32), lo);
@@ -107,7 +133,35 @@ export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, for
     hi = scratchU32(1, n);
     unpack(wordsAt(buf, at + 8 + loBytes, packedBytes(n, w - 32)), 0, n, w - 32, hi);
   }
+  if (k > 1) return widenScaled(lo, hi, n, ref, k, form, highest, bad);
   return widen(lo, hi, n, ref, form, highest, bad);
+}
+
+/** ref + k · delta per value (k > 1), in the column's physical form. */
+function widenScaled(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: number, k: number, form: IntForm, highest: number, bad: (what: string) => Error): Values {
+  if (form === 'i16' || form === 'i32') {
+    if (hi !== null) throw bad(`frame-of-reference deltas wider than 32 bits for a ${form === 'i16' ? 16 : 32}-bit column`);
+    const out = form === 'i16' ? new Int16Array(n) : new Int32Array(n);
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const d = lo[i]!;
+      if (d > max) max = d;
+      out[i] = ref + d * k;
+    }
+    if (ref + max * k > highest) throw bad(`frame-of-reference value ${ref + max * k} is above the type's range`);
+    return out;
+  }
+  const stride = form === 'i64' ? 2 : 4;
+  const bytes = new Uint8Array(n * stride * 4);
+  const words = new Int32Array(bytes.buffer);
+  for (let i = 0, j = 0; i < n; i++, j += stride) {
+    const v = ref + (hi === null ? lo[i]! : hi[i]! * TWO32 + lo[i]!) * k;
+    const h = Math.floor(v / TWO32);
+    words[j] = v - h * TWO32;
+    words[j + 1] = h;
+    if (stride === 4) words[j + 2] = words[j + 3] = h >> 31;
+  }
+  return form === 'i64' ? new BigInt64Array(bytes.buffer) : bytes;
 }
 
 /** ref + delta per value, written in the column's physical form. Shared with ./rle.ts. */

@@ -6,7 +6,7 @@
  *   1   width    u8    bits per value (for, rle), per code (dict), per length (plain var); else 0
  *   2   width2   u8    rle: bits per run length − 1; else 0
  *   3   reserved u8    0
- *   4   count    u32   rle: runs; dict: entries; else 0
+ *   4   count    u32   rle: runs; dict: entries; for: multiplier k ≥ 1; else 0
  *   8   [validity ceil(n/8) | pad8]   when the zone has NULLs
  *   A   body     (./for.ts, ./rle.ts, ./dict.ts, ./plain.ts)
  */
