@@ -260,6 +260,8 @@ test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole
   const before = await count();
   const base = rss();
   const wire = new pg.Client({ host: '127.0.0.1', port: s.wirePort!, user: USER, password: PASSWORD, database: 'paxd' });
+  // The daemon's shutdown at the end of the suite ends this session, should a failure leave it open.
+  wire.on('error', () => undefined);
   await wire.connect();
   let running = true;
   const health = probe(async () => {
@@ -278,10 +280,11 @@ test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole
   } finally {
     running = false;
     clearInterval(sampler);
+    await Promise.all([health, select1]);
+    await wire.end();
   }
   const seconds = (performance.now() - t0) / 1000;
   const [h, q] = [await health, await select1];
-  await wire.end();
   const after = rss();
   const { rows: rowsPer, ids } = csvRows(UPLOAD_BYTES, firstId(0));
   // Every upload whole, and nothing of a refused one: the rows of each, by its ids.
