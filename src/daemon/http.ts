@@ -277,6 +277,13 @@ function formatOfContentType(ct: string | undefined): Format | null {
   }
 }
 
+/**
+ * CSV bytes parsed at a time by an HTTP load: a block is parsed in one go on the event loop,
+ * which /health and the other sessions wait behind; a quarter of `paxd ingest`'s 1 MiB, as much
+ * as the body hands over between two turns of the loop (./body.ts).
+ */
+const CSV_BLOCK_BYTES = 256 * 1024;
+
 async function ingestBody(o: HttpOptions, table: string, user: string | undefined, url: URL, req: IncomingMessage, res: ServerResponse, open: (hold: number) => Body): Promise<void> {
   const format = formatOfContentType(req.headers['content-type']);
   if (format === null)
@@ -302,7 +309,7 @@ async function ingestBody(o: HttpOptions, table: string, user: string | undefine
   let r: Awaited<ReturnType<typeof ingestFiles>>;
   try {
     // The load reads the body as it arrives; it commits only after the body's last byte.
-    r = await ingestFiles(t, [streamInput('request body', body, compression)], { format, onError, csv: { header }, summary: { operation: 'http' } });
+    r = await ingestFiles(t, [streamInput('request body', body, compression)], { format, onError, csv: { header, blockBytes: CSV_BLOCK_BYTES }, summary: { operation: 'http' } });
   } catch (e) {
     // A broken limit (413, 408, 400 cut short, 503), however the reader reported it.
     throw body.failure ?? e;

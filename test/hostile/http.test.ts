@@ -191,8 +191,9 @@ const firstId = (i: number) => 1_000_000_000 + i * 10_000_000;
  * says (with jitter, so that the waiting clients do not come back all at once) and sends the
  * body again. Resolves with the refusals seen.
  */
-async function upload(i: number, declare: boolean, deadline: number): Promise<number> {
+async function upload(i: number, declare: boolean, deadline: number): Promise<{ busy: number; late: number }> {
   let busy = 0;
+  let late = 0;
   for (;;) {
     const body = csvRows(UPLOAD_BYTES, firstId(i));
     const answer = await new Promise<{ status: number; retryAfter: string | undefined; text: string }>((resolve, reject) => {
@@ -221,6 +222,13 @@ async function upload(i: number, declare: boolean, deadline: number): Promise<nu
       if (declare) req.on('continue', () => body.stream.pipe(req));
       else body.stream.pipe(req);
     });
+    // 408 without a body: the server's header timeout (Node's), on a daemon starved of CPU; a
+    // client sends the request again, as browsers do (RFC 9110 15.5.9). Counted apart.
+    if (answer.status === 408 && answer.text === '') {
+      late++;
+      assert.ok(performance.now() < deadline, `upload ${i}: still 408 after ${late} tries`);
+      continue;
+    }
     if (answer.status === 503 || answer.status === 429) {
       busy++;
       assert.is(answer.retryAfter, '1', 'Retry-After');
@@ -231,7 +239,7 @@ async function upload(i: number, declare: boolean, deadline: number): Promise<nu
     }
     assert.is(answer.status, 200, `upload ${i}: ${answer.text.slice(0, 300)}`);
     assert.is((JSON.parse(answer.text) as { rows: number }).rows, body.rows);
-    return busy;
+    return { busy, late };
   }
 }
 
@@ -260,6 +268,8 @@ test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole
   const before = await count();
   const base = rss();
   const wire = new pg.Client({ host: '127.0.0.1', port: s.wirePort!, user: USER, password: PASSWORD, database: 'paxd' });
+  // The daemon's shutdown at the end of the suite ends this session, should a failure leave it open.
+  wire.on('error', () => undefined);
   await wire.connect();
   let running = true;
   const health = probe(async () => {
@@ -272,16 +282,21 @@ test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole
   const sampler = setInterval(() => (peak = Math.max(peak, rss().now)), 200);
   const t0 = performance.now();
   const deadline = t0 + (SOAK ? 20 * 60_000 : 120_000);
-  let busy: number[];
+  let tries: { busy: number; late: number }[];
   try {
-    busy = await Promise.all(Array.from({ length: UPLOADS }, (_, i) => upload(i, i % 2 === 0, deadline)));
+    // Every upload to its end, failed or not, before this test ends (none runs into the next).
+    const settled = await Promise.allSettled(Array.from({ length: UPLOADS }, (_, i) => upload(i, i % 2 === 0, deadline)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    tries = settled.map((r) => (r as PromiseFulfilledResult<{ busy: number; late: number }>).value);
   } finally {
     running = false;
     clearInterval(sampler);
+    await Promise.all([health, select1]);
+    await wire.end();
   }
   const seconds = (performance.now() - t0) / 1000;
   const [h, q] = [await health, await select1];
-  await wire.end();
   const after = rss();
   const { rows: rowsPer, ids } = csvRows(UPLOAD_BYTES, firstId(0));
   // Every upload whole, and nothing of a refused one: the rows of each, by its ids.
@@ -297,11 +312,12 @@ test(`${UPLOADS} concurrent uploads of ${mb(UPLOAD_BYTES)}: each committed whole
     Array.from({ length: UPLOADS }, (_, i) => [String(i), String(rowsPer), String(firstId(i)), String(firstId(i) + ids - 1)]),
   );
   assert.is(await count(), before + UPLOADS * rowsPer);
-  const total = busy.reduce((a, b) => a + b, 0);
+  const total = tries.reduce((a, t) => a + t.busy, 0);
+  const late = tries.reduce((a, t) => a + t.late, 0);
   const hp = percentiles(h.ms);
   const qp = percentiles(q.ms);
   console.log(
-    `  ${UPLOADS} × ${mb(UPLOAD_BYTES)} uploads (${mb(UPLOADS * UPLOAD_BYTES)}) in ${seconds.toFixed(1)} s, all committed; max_inflight_body_bytes ${mb(INFLIGHT)}: ${total} answers 503, retried; daemon RSS ${mb(base.now)} before, peak ${mb(Math.max(peak, after.peak))} (VmHWM ${mb(after.peak)}); /health ${fmt(hp)}; select 1 ${fmt(qp)}`,
+    `  ${UPLOADS} × ${mb(UPLOAD_BYTES)} uploads (${mb(UPLOADS * UPLOAD_BYTES)}) in ${seconds.toFixed(1)} s, all committed; max_inflight_body_bytes ${mb(INFLIGHT)}: ${total} answers 503, retried; ${late} header timeouts (408), retried; daemon RSS ${mb(base.now)} before, peak ${mb(Math.max(peak, after.peak))} (VmHWM ${mb(after.peak)}); /health ${fmt(hp)}; select 1 ${fmt(qp)}`,
   );
   assert.equal(h.failed, [], '/health answered throughout');
   assert.equal(q.failed, [], 'select 1 answered throughout');
