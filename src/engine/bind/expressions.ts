@@ -143,7 +143,7 @@ export abstract class ExprBinder extends OperatorBinder {
     const unified = this.unify(items.map((e) => (items.every((x) => unknownLiterals.has(x)) ? this.cast(e, T.text) : e)), 'ARRAY', n.location);
     const type = unified[0]!.type;
     if (type.id === 'array') throw notSupported('multidimensional arrays', n.location);
-    if (unified.some((e) => e.kind !== 'const')) throw notSupported('ARRAY[…] of non-constant values', n.location);
+    if (unified.some((e) => e.kind !== 'const')) return E.func('ARRAY[](variadic any)', unified, arrayOf(type));
     const texts = unified.map((e) => ((e as { value: Value }).value === null ? null : toText(type, (e as { value: Value }).value)));
     return E.const(formatArrayText(texts), arrayOf(type));
   }
@@ -156,7 +156,7 @@ export abstract class ExprBinder extends OperatorBinder {
     let items: Expr[];
     if (kindOf(arg) === 'A_ArrayExpr') items = ((fieldsOf(arg).elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
     else if (kindOf(arg) === 'TypeCast' && fieldsOf(arg).typeName.arrayBounds !== undefined) items = this.arrayElements(arg, mode, E.const(null, T.text)) ?? [];
-    else throw notSupported('subscripts of anything but an array constructor or literal', locationOf(arg));
+    else return this.arraySubscript(this.expr(arg, mode), this.expr(fieldsOf(ind[0]!).uidx as AstNode, mode), n);
     if (items.length === 0) throw notSupported('subscripts of an empty array');
     const unified = this.unify(items, 'ARRAY', locationOf(arg));
     const idx0 = this.expr(fieldsOf(ind[0]!).uidx as AstNode, mode);
@@ -169,6 +169,21 @@ export abstract class ExprBinder extends OperatorBinder {
     }
     const whens = unified.map((result, i) => ({ cond: this.compare('=', idx, E.const(i + 1, T.int4), -1), result }));
     return E.case(whens, E.const(null, type), type);
+  }
+
+  /** `a[i]` of an array expression (../functions/arrays.ts `[]`): the element, NULL out of range. */
+  protected arraySubscript(a: Expr, idx0: Expr, n: AstFields): Expr {
+    if (a.type.id !== 'array') throw new SqlError('invalid_input', SQLSTATE.datatype_mismatch, `cannot subscript type ${pgDisplayName(a.type)} because it does not support subscripting`, positionOf(locationOf(n.arg)));
+    const idx = unknownLiterals.has(idx0) ? this.cast(idx0, T.int4) : idx0;
+    if (!isInteger(idx.type)) throw datatypeMismatch('array subscript must have type integer', locationOf(n.arg));
+    return E.func('[](array,int4)', [a, idx.type.id === 'int4' ? idx : this.cast(idx, T.int4)], a.type.element!);
+  }
+
+  /** `||` with an array: array_cat, or array_append / array_prepend of an element (PostgreSQL's operator choice). */
+  protected arrayConcat(l: Expr, r: Expr, location: number): Expr {
+    const arr = (e: Expr) => e.type.id === 'array' || unknownLiterals.has(e);
+    const name = arr(l) && arr(r) ? 'array_cat' : l.type.id === 'array' ? 'array_append' : 'array_prepend';
+    return bindFunction(name, [l, r], location, this.fn)!;
   }
 
   protected override expr(node: AstNode, mode: Mode): Expr {
@@ -267,6 +282,7 @@ export abstract class ExprBinder extends OperatorBinder {
         const l = this.expr(n.lexpr, mode);
         const r = this.expr(n.rexpr, mode);
         // Arrays have comparisons only; PostgreSQL's array operators (||, @>, &&, …) paxd lacks.
+        if (op === '||' && (l.type.id === 'array' || r.type.id === 'array')) return this.arrayConcat(l, r, n.location);
         if (CMP[op] === undefined && (l.type.id === 'array' || r.type.id === 'array')) throw notSupported(`operator ${op} on arrays`, n.location);
         if (ARITH[op] !== undefined) return this.arith(ARITH[op], l, r, n.location);
         if (CMP[op] !== undefined) return this.compare(CMP[op], l, r, n.location);

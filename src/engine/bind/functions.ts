@@ -25,7 +25,7 @@ import { SqlError, notSupported, positionOf, undefinedFunction, undefinedOperato
 import { currentContext, currentTimeZone, type StatementContext } from '../context.js';
 import { timestampToDate, timestamptzToTimestamp } from '../exec/datetime.js';
 import { evaluate } from '../exec/eval.js';
-import { resolve } from '../functions/resolve.js';
+import { implicitlyCasts, resolve } from '../functions/resolve.js';
 import { type Entry, isFoldable, signaturesOf } from '../functions/registry.js';
 
 /** What the binder lends: its casts (which fold constants and type `$n`), and its unknown-literal test. */
@@ -338,7 +338,26 @@ interface LibCandidate {
 function libCandidates(entries: readonly Entry[], args: readonly Expr[], b: FnBinder): LibCandidate[] {
   const out: LibCandidate[] = [];
   for (const entry of entries) {
-    const { params, variadic } = entry.sig;
+    const { variadic, elementOf } = entry.sig;
+    let params = entry.sig.params;
+    if (elementOf !== undefined) {
+      // anyelement: the element type of the array argument it goes with (none: no match).
+      const p = [...params];
+      let ok = true;
+      for (const [i, j] of Object.entries(elementOf)) {
+        const arr = args[j];
+        const x = args[Number(i)];
+        if (arr === undefined || arr.type.id !== 'array' || b.isUnknown(arr)) ok = false;
+        // anycompatible (array_position): an element type that casts to the argument's widens to it.
+        else if (entry.sig.compatible === true && x !== undefined && !b.isUnknown(x) && implicitlyCasts(arr.type.element!, x.type)) p[Number(i)] = x.type;
+        else p[Number(i)] = arr.type.element!;
+      }
+      if (!ok) continue;
+      params = p;
+    }
+    // Every anyarray argument must have the same element type (anyarray || anyarray).
+    const arrays = params.flatMap((p, i) => (p.id === 'array' && p.element === undefined && args[i] !== undefined && !b.isUnknown(args[i]!) ? [args[i]!.type.element?.id] : []));
+    if (new Set(arrays).size > 1) continue;
     if (variadic === undefined) {
       out.push({ params, entry });
       continue;
@@ -359,10 +378,17 @@ function bindLibraryCall(name: string, args: Expr[], location: number, b: FnBind
   if (c === 'ambiguous') throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `function ${sig} is not unique`, positionOf(location));
   if (c === null) throw undefinedFunction(sig, location);
   const unknown = args.map((a) => b.isUnknown(a));
-  const cast = args.map((a, i) => b.cast(a, c.params[i]!, location));
+  // An unknown literal for anyarray takes the type of the other anyarray argument (none: 42804).
+  const anyarray = (p: PgType) => p.id === 'array' && p.element === undefined;
+  const known = args.find((_a, i) => anyarray(c.params[i]!) && !unknown[i])?.type;
+  if (c.params.some((p, i) => anyarray(p) && unknown[i]) && known === undefined)
+    throw new SqlError('invalid_input', SQLSTATE.datatype_mismatch, 'could not determine polymorphic type because input has type unknown', positionOf(location));
+  const cast = args.map((a, i) => b.cast(a, anyarray(c.params[i]!) && unknown[i] ? known! : c.params[i]!, location));
   const { sig: s, key } = c.entry;
   if (s.bind !== undefined) return fold(s.bind(cast, unknown, () => { throw undefinedFunction(sig, location); }));
-  return fold(E.func(key, cast, s.result));
+  const r = s.resultOf;
+  const type = r === undefined ? s.result : r.element === true ? cast[r.arg]!.type.element! : cast[r.arg]!.type;
+  return fold(E.func(key, cast, type));
 }
 
 /**

@@ -16,8 +16,9 @@ import { MATH_FUNCTIONS } from './math.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { SYSTEM_FUNCTIONS } from './system.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
+import { ARRAY_FUNCTIONS } from './arrays.js';
 
-const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS];
+const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS];
 
 export interface Entry {
   readonly key: LibraryFn;

@@ -29,6 +29,19 @@ export interface Signature {
   readonly variadic?: PgType | 'any';
   readonly result: PgType;
   readonly kernel: Kernel;
+  /**
+   * Polymorphic parameters (anyarray, anyelement): a parameter of type ANYARRAY takes any array;
+   * `elementOf[i] = j` makes parameter i the element type of argument j's array, as
+   * array_position(anyarray, anyelement) and array_append(anyarray, anyelement) do.
+   */
+  readonly elementOf?: Readonly<Record<number, number>>;
+  /** anycompatible: an `elementOf` parameter widens to its argument's type when the element type casts to it implicitly. */
+  readonly compatible?: boolean;
+  /**
+   * The result is argument `arg`'s type (anyarray results) or, with `element`, its element
+   * type (anyelement results), not `result`.
+   */
+  readonly resultOf?: { readonly arg: number; readonly element?: boolean };
   /** Default true. */
   readonly strict?: boolean;
   /** Default 'immutable'. */
@@ -42,4 +55,7 @@ export interface Signature {
 }
 
 /** A family's functions by name (one file per family: strings, math, regex, system, …). */
+/** anyarray: a parameter any one-dimensional array matches (its `element` is unset). */
+export const ANYARRAY: PgType = Object.freeze({ id: 'array' });
+
 export type Family = Readonly<Record<string, readonly Signature[]>>;
