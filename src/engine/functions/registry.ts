@@ -17,8 +17,9 @@ import { REGEX_FUNCTIONS } from './regex.js';
 import { SYSTEM_FUNCTIONS } from './system.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { ARRAY_FUNCTIONS } from './arrays.js';
+import { FORMATTING_FUNCTIONS } from './formatting.js';
 
-const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS];
+const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS];
 
 export interface Entry {
   readonly key: LibraryFn;

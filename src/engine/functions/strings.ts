@@ -98,13 +98,13 @@ function overlay(s: string, r: string, start: number, count: number | null): str
 }
 
 /** quote_ident (quote_identifier): double quotes unless lower-case letters, digits and `_` only, not a digit first, and no keyword. */
-function quoteIdent(s: string): string {
+export function quoteIdent(s: string): string {
   if (/^[a-z_][a-z0-9_]*$/.test(s) && !RESERVED.has(s)) return s;
   return `"${s.replaceAll('"', '""')}"`;
 }
 
 /** quote_literal: single quotes doubled, and an E'' string when there is a backslash. */
-function quoteLiteral(s: string): string {
+export function quoteLiteral(s: string): string {
   const body = s.replaceAll("'", "''");
   return s.includes('\\') ? `E'${body.replaceAll('\\', '\\\\')}'` : `'${body}'`;
 }

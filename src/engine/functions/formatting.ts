@@ -1,0 +1,117 @@
+/**
+ * format(formatstr, VARIADIC "any") (PostgreSQL 15 docs 9.4.1): `%[n$][-][width]type` with
+ * types s (the value's text, NULL as empty), I (quote_ident; NULL is 22004), L (quote_literal;
+ * NULL as NULL) and `%%`; width `*` or `*n$` takes it from an argument, a negative width
+ * left-justifies.
+ *
+ *   format('Hello %s, %1$s', 'World')          → 'Hello World, World'
+ *   format('INSERT INTO %I VALUES(%L)', 'My T', NULL) → 'INSERT INTO "My T" VALUES(NULL)'
+ *   format('|%-5s|%5s|', 'ab', 'cd')           → '|ab   |   cd|'
+ *
+ * to_char, to_date, to_timestamp(text, text) and to_number are 0A000 (not built yet).
+ */
+import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
+import { SqlError } from '../errors.js';
+import { fromText, toText } from '../exec/kernels.js';
+import { T } from '../types.js';
+import type { Family, Kernel, Signature } from './signature.js';
+import { quoteIdent, quoteLiteral } from './strings.js';
+
+const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: Partial<Signature> = {}): Signature => Object.freeze({ params, result, kernel, ...extra });
+
+function formatError(message: string): SqlError {
+  return new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, message);
+}
+
+/** text_format: `a[0]` the format string, the rest the arguments (of `types`). */
+const format: Kernel = (a, types) => {
+  if (a[0] === null) return null;
+  const f = a[0] as string;
+  const nargs = a.length - 1;
+  let next = 1;
+  let out = '';
+  const argAt = (k: number) => {
+    if (k > nargs) throw formatError('too few arguments for format()');
+    return k;
+  };
+  /** An argument number `n$` at `i`, or null when there is none. */
+  const position = (i: number): { n: number; end: number } | null => {
+    const m = /^(\d+)\$/.exec(f.slice(i));
+    if (m === null) return null;
+    const n = Number(m[1]);
+    if (n === 0) throw formatError('format specifies argument 0, but arguments are numbered from 1');
+    return { n, end: i + m[0].length };
+  };
+  for (let i = 0; i < f.length; i++) {
+    const c = f[i]!;
+    if (c !== '%') {
+      out += c;
+      continue;
+    }
+    i++;
+    if (i >= f.length) throw formatError('unterminated format() type specifier');
+    if (f[i] === '%') {
+      out += '%';
+      continue;
+    }
+    let argNo: number | null = null;
+    const p = position(i);
+    if (p !== null) {
+      argNo = p.n;
+      i = p.end;
+    }
+    let left = false;
+    while (f[i] === '-') {
+      left = true;
+      i++;
+    }
+    let width: number | null = null;
+    if (f[i] === '*') {
+      i++;
+      const wp = position(i);
+      let k: number;
+      if (wp !== null) {
+        k = argAt(wp.n);
+        i = wp.end;
+      } else k = argAt(next++);
+      const w = a[k];
+      if (w !== null) {
+        // A width of another type is read as integer text (22P02 when it is not one), as text_format does.
+        const t = types[k]!;
+        width = t.id === 'int4' || t.id === 'int2' ? Number(w) : (fromText(T.int4, toText(t, w!)) as number);
+      }
+    } else {
+      const m = /^\d+/.exec(f.slice(i));
+      if (m !== null) {
+        width = Number(m[0]);
+        i += m[0].length;
+      }
+    }
+    if (i >= f.length) throw formatError('unterminated format() type specifier');
+    const type = f[i]!;
+    if (type !== 's' && type !== 'I' && type !== 'L') throw formatError(`unrecognized format() type specifier "${type}"`);
+    const k = argNo !== null ? argAt(argNo) : argAt(next);
+    next = k + 1;
+    const v = a[k]!;
+    let s: string;
+    if (type === 's') s = v === null ? '' : toText(types[k]!, v);
+    else if (type === 'I') {
+      if (v === null) throw new SqlError('invalid_input', SQLSTATE.null_value_not_allowed, 'null values cannot be formatted as an SQL identifier');
+      s = quoteIdent(toText(types[k]!, v));
+    } else s = v === null ? 'NULL' : quoteLiteral(toText(types[k]!, v));
+    if (width !== null) {
+      if (width < 0) {
+        left = true;
+        width = -width;
+      }
+      const len = Array.from(s).length;
+      if (len < width) s = left ? s + ' '.repeat(width - len) : ' '.repeat(width - len) + s;
+    }
+    out += s;
+  }
+  return out;
+};
+
+export const FORMATTING_FUNCTIONS: Family = Object.freeze({
+  format: [sig([T.text], T.text, format, { strict: false }), sig([T.text], T.text, format, { variadic: 'any', strict: false })],
+});
