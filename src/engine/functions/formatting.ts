@@ -10,7 +10,7 @@
  *
  * to_char, to_date, to_timestamp(text, text) and to_number are 0A000 (not built yet).
  */
-import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
+import { type PgType, SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
 import { fromText, toText } from '../exec/kernels.js';
 import { T } from '../types.js';
