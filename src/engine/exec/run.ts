@@ -18,6 +18,7 @@ import type { RowBatch } from './batch.js';
 import { filter } from './filter.js';
 import { project } from './project.js';
 import { HashAggregate } from './hash-aggregate.js';
+import { finishStream, streamsFinish } from './finish-stream.js';
 import { keyNorm, keyText, type KeyNorm } from './key.js';
 import { sortRows, type SortKey } from './sort.js';
 import { limitRows } from './limit.js';
@@ -191,6 +192,8 @@ async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTra
     return runQuery(sub, st);
   };
   const ctx: RelContext = { width: q.columns.length, runQuery: runSub, trace: t === null ? null : { start: t.start, nodes: t.nodes } };
+  // ORDER BY and DISTINCT over the join's stream, in bounded memory (./finish-stream.ts).
+  if (agg === null && streamsFinish(q)) return finishStream(q, execRel(p.root, ctx), t === null ? null : (sorted, out) => Object.assign(t, { sortedRows: sorted, outRows: out, finishAt: performance.now() - t.start }));
   for await (const b of execRel(p.root, ctx)) {
     if (agg !== null) await agg.add(b);
     else batches.push(b);

@@ -13,6 +13,7 @@
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import type { Value } from '../../../types/index.js';
 import { statementTemp, yieldIfDue } from '../../context.js';
+import { recordSpill } from '../../counters.js';
 import { RowEncoder, decodeRows } from './row-codec.js';
 
 /** Bytes buffered before a write, and read at a time. */
@@ -57,7 +58,6 @@ export class RunWriter {
     let at = 0;
     while (at < b.length) at += (await this.fh.write(b, at, b.length - at)).bytesWritten;
     this.bytes += b.length;
-    statementTemp().written += b.length;
     await yieldIfDue();
   }
 
@@ -66,6 +66,7 @@ export class RunWriter {
     await this.flush();
     this.untrack();
     await this.fh.close();
+    recordSpill(this.bytes);
     return new RunReader(this.path, this.width, this.rows, this.bytes);
   }
 

@@ -13,8 +13,6 @@ let statements = 0;
 export class StatementTemp {
   private dir: Promise<string> | null = null;
   private files = 0;
-  /** Bytes written to the statement's run files, for EXPLAIN ANALYZE and the tests. */
-  written = 0;
 
   constructor(private readonly area: string) {}
 
