@@ -31,7 +31,10 @@ const figures: string[] = [];
 
 async function load(): Promise<void> {
   const db = await Database.open(dir);
-  const t = await db.createTable('t', [{ name: 'k', type: 'int8' }, { name: 'v', type: 'int4' }] as never);
+  const t = await db.createTable('t', [
+    { name: 'k', type: 'int8' },
+    { name: 'v', type: 'int4' },
+  ] as never);
   const sink = t.sink();
   const BATCH = 1_000_000;
   for (let lo = 0; lo < KEYS; lo += BATCH) {
@@ -42,10 +45,22 @@ async function load(): Promise<void> {
     await sink.write({ length: n, columns: [columnOf({ id: 'int8' } as never, ks), columnOf({ id: 'int4' } as never, vs)], selection: null });
   }
   const dup: Value[] = Array.from({ length: KEYS / STEP }, (_v, i) => BigInt(i * STEP));
-  await sink.write({ length: dup.length, columns: [columnOf({ id: 'int8' } as never, dup), columnOf({ id: 'int4' } as never, dup.map(() => 1))], selection: null });
+  await sink.write({
+    length: dup.length,
+    columns: [
+      columnOf({ id: 'int8' } as never, dup),
+      columnOf(
+        { id: 'int4' } as never,
+        dup.map(() => 1),
+      ),
+    ],
+    selection: null,
+  });
   await sink.commit();
   await db.close();
-  await pgsrv.query(`DROP TABLE IF EXISTS t; CREATE TABLE t (k int8, v int4); INSERT INTO t SELECT (g::int8 * 7919) % ${KEYS}, ((g::int8 * 7919) % ${KEYS}) % 7 FROM generate_series(0, ${KEYS - 1}) g; INSERT INTO t SELECT g, 1 FROM generate_series(0, ${KEYS - 1}, ${STEP}) g; ANALYZE t;`);
+  await pgsrv.query(
+    `DROP TABLE IF EXISTS t; CREATE TABLE t (k int8, v int4); INSERT INTO t SELECT (g::int8 * 7919) % ${KEYS}, ((g::int8 * 7919) % ${KEYS}) % 7 FROM generate_series(0, ${KEYS - 1}) g; INSERT INTO t SELECT g, 1 FROM generate_series(0, ${KEYS - 1}, ${STEP}) g; ANALYZE t;`,
+  );
 }
 
 async function connect(port: number, user: string): Promise<pg.Client> {
@@ -89,7 +104,9 @@ test(`GROUP BY over ${KEYS} distinct keys, work_mem = ${WORK_MEM}: PostgreSQL's 
     const got = await mine.query({ text: SQL, rowMode: 'array' });
     const ms = performance.now() - t0;
     clearInterval(poll);
-    figures.push(`spill soak: ${KEYS} keys, work_mem ${WORK_MEM}: paxd ${(ms / 1000).toFixed(1)} s, peak RSS ${(peak / 1048576).toFixed(0)} MB (heap limit ${HEAP_MB} MB); PostgreSQL ${(pgMs / 1000).toFixed(1)} s; ${got.rows.length} rows`);
+    figures.push(
+      `spill soak: ${KEYS} keys, work_mem ${WORK_MEM}: paxd ${(ms / 1000).toFixed(1)} s, peak RSS ${(peak / 1048576).toFixed(0)} MB (heap limit ${HEAP_MB} MB); PostgreSQL ${(pgMs / 1000).toFixed(1)} s; ${got.rows.length} rows`,
+    );
     assert.equal(got.rows, want.rows);
     assert.ok(peak < 1024 * 1048576, `peak RSS ${(peak / 1048576).toFixed(0)} MB`);
     assert.equal(leftovers(), [], 'no temporary file after the statement');

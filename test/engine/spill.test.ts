@@ -31,9 +31,17 @@ async function load(d: Database): Promise<string> {
   const ks: Value[] = Array.from({ length: n }, (_v, i) => BigInt(((i % KEYS) * 7919) % KEYS));
   const gs: Value[] = ks.map((k) => Number((k as bigint) % 1000n));
   const ss: Value[] = ks.map((k) => `s${(k as bigint) % 5003n}`);
-  const t = await d.createTable('t', [{ name: 'k', type: 'int8' }, { name: 'g', type: 'int4' }, { name: 's', type: 'text' }] as never);
+  const t = await d.createTable('t', [
+    { name: 'k', type: 'int8' },
+    { name: 'g', type: 'int4' },
+    { name: 's', type: 'text' },
+  ] as never);
   const sink = t.sink();
-  await sink.write({ length: n, columns: [columnOf({ id: 'int8' } as never, ks), columnOf({ id: 'int4' } as never, gs), columnOf({ id: 'text' } as never, ss)], selection: null });
+  await sink.write({
+    length: n,
+    columns: [columnOf({ id: 'int8' } as never, ks), columnOf({ id: 'int4' } as never, gs), columnOf({ id: 'text' } as never, ss)],
+    selection: null,
+  });
   await sink.commit();
   return ks.map((k, i) => `${k}\t${gs[i]}\t${ss[i]}`).join('\n');
 }
@@ -45,7 +53,9 @@ test.before(async () => {
   const copy = await load(db);
   await query(db, 'CREATE TABLE small (x int4)');
   await query(db, `INSERT INTO small VALUES ${Array.from({ length: 500 }, (_v, i) => `(${i})`).join(',')}`);
-  await pg.query(`DROP TABLE IF EXISTS t, small; CREATE TABLE t (k int8, g int4, s text COLLATE "C"); COPY t FROM STDIN;\n${copy}\n\\.\nCREATE TABLE small (x int4); INSERT INTO small SELECT generate_series(0, 499); ANALYZE t; ANALYZE small;`);
+  await pg.query(
+    `DROP TABLE IF EXISTS t, small; CREATE TABLE t (k int8, g int4, s text COLLATE "C"); COPY t FROM STDIN;\n${copy}\n\\.\nCREATE TABLE small (x int4); INSERT INTO small SELECT generate_series(0, 499); ANALYZE t; ANALYZE small;`,
+  );
 });
 
 test.after(async () => {
@@ -72,7 +82,9 @@ function tempFiles(): string[] {
 
 async function same(sql: string): Promise<void> {
   const before = engineCounters().spillFiles;
-  const got = textRows(await query(db, sql, undefined, { workMem: WORK_MEM })).map((r) => r.join('|')).join('\n');
+  const got = textRows(await query(db, sql, undefined, { workMem: WORK_MEM }))
+    .map((r) => r.join('|'))
+    .join('\n');
   const want = (await pg.query(`SET work_mem = '64kB'; ${sql}`)).trim();
   assert.is(got, want, sql);
   assert.ok(engineCounters().spillFiles > before, `spilled: ${sql}`);
@@ -93,7 +105,12 @@ test('DISTINCT, ORDER BY and ORDER BY … LIMIT over a join of 200,000 keys with
   await same('SELECT t.k, t.s FROM t JOIN small ON t.g = small.x ORDER BY t.s DESC, t.k OFFSET 399990');
   // The top-N keeps 5 rows of a 100,000-pair cross join: no run file needed, and the same answer.
   const sql = 'SELECT a.x, b.x FROM small a, small b, small c WHERE c.x < 2 ORDER BY a.x * 7 % 500 + b.x DESC, a.x, b.x, c.x LIMIT 5';
-  assert.is(textRows(await query(db, sql, undefined, { workMem: WORK_MEM })).map((r) => r.join('|')).join('\n'), (await pg.query(sql)).trim());
+  assert.is(
+    textRows(await query(db, sql, undefined, { workMem: WORK_MEM }))
+      .map((r) => r.join('|'))
+      .join('\n'),
+    (await pg.query(sql)).trim(),
+  );
 });
 
 test('a statement that fails or is cancelled after spilling leaves no temporary file', async () => {

@@ -31,12 +31,31 @@ type Finishing = Pick<SelectClauses, 'targets' | 'orderBy' | 'limit' | 'offset' 
  * The clauses this path knows. A query with any other (one a later change adds: window
  * functions, DISTINCT ON…) takes `finish`, which stays the reference.
  */
-const KNOWN = new Set(['where', 'grouping', 'having', 'targets', 'orderBy', 'limit', 'offset', 'distinct', 'initPlans', 'root', 'leaves', 'slots', 'joins', 'from', 'table', 'columns', 'kind']);
+const KNOWN = new Set([
+  'where',
+  'grouping',
+  'having',
+  'targets',
+  'orderBy',
+  'limit',
+  'offset',
+  'distinct',
+  'initPlans',
+  'root',
+  'leaves',
+  'slots',
+  'joins',
+  'from',
+  'table',
+  'columns',
+  'kind',
+]);
 
 /** Whether a query is one `finishStream` serves, and one where streaming pays (ORDER BY or DISTINCT). */
 export function streamsFinish(q: Finishing & object): boolean {
   if (q.orderBy.length === 0 && !q.distinct) return false;
-  for (const [k, v] of Object.entries(q)) if (!KNOWN.has(k) && v !== undefined && v !== null && v !== false && !(Array.isArray(v) && v.length === 0)) return false;
+  for (const [k, v] of Object.entries(q))
+    if (!KNOWN.has(k) && v !== undefined && v !== null && v !== false && !(Array.isArray(v) && v.length === 0)) return false;
   return true;
 }
 

@@ -18,9 +18,10 @@ export const SPILL_MERGE_FANIN = 64;
 /** Estimated bytes a row keeps in memory: the array and its values (strings by length). */
 export function rowBytes(row: readonly Value[]): number {
   let n = 32 + 8 * row.length;
-  for (const v of row) if (typeof v === 'string') n += 24 + v.length;
-  else if (typeof v === 'bigint') n += 24;
-  else if (v instanceof Uint8Array) n += 64 + v.byteLength;
+  for (const v of row)
+    if (typeof v === 'string') n += 24 + v.length;
+    else if (typeof v === 'bigint') n += 24;
+    else if (v instanceof Uint8Array) n += 64 + v.byteLength;
   return n;
 }
 
