@@ -105,10 +105,25 @@ function rowSink(q: Finishing, keys: readonly SortKey[]): RowSink {
     const heap = new BoundedHeap<Item>(q.limit + q.offset, (x, y) => compareRows(keys, x.row, y.row) || x.seq - y.seq);
     let seq = 0;
     return {
-      add: (b) =>
-        addRows(b, (row) => {
-          heap.offer({ row, seq: seq++ });
-        }),
+      add: async (b) => {
+        // Once the heap is full, a row is compared in a scratch array first: only a row that
+        // beats the worst kept is copied (a cross join's millions of others make no garbage).
+        const w = b.cols.length;
+        const scratch = new Array<Value>(w);
+        for (let i = 0; i < b.rows; i++) {
+          if ((i & 4095) === 4095 && tick()) await yieldNow();
+          for (let k = 0; k < w; k++) scratch[k] = b.cols[k]![i]!;
+          const worst = heap.worst();
+          // Ties lose to the row kept: it came first.
+          if (heap.full && (worst === undefined || compareRows(keys, scratch, worst.row) >= 0)) {
+            seq++;
+            continue;
+          }
+          heap.offer({ row: scratch.slice(), seq: seq++ });
+        }
+        await yieldIfDue();
+        return b.rows;
+      },
       rows: async () => heap.sorted().map((x) => x.row),
     };
   }
