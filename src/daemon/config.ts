@@ -59,6 +59,11 @@ export interface DaemonConfig {
   /** Memory budget of one statement or load (bytes). */
   work_mem: number;
   /**
+   * The local folder where statements spill past work_mem (PostgreSQL's temp_tablespaces);
+   * null: `<store>/_tmp` for a local store, the OS's temporary folder for s3:// (src/storage/temp-area.ts).
+   */
+  temp_directory: string | null;
+  /**
    * The default statement_timeout (ms; 0: none) of every wire session (SET changes it per
    * session) and of every HTTP /v1/sql request (its "statement_timeout" field changes it per
    * request): PostgreSQL's setting, a bare number is milliseconds.
@@ -179,6 +184,7 @@ const KEYS: { readonly [K in keyof DaemonConfig]: { kind: Kind; default: DaemonC
   vacuum_grace_ms: { kind: 'duration', default: 3_600_000, unit: VACUUM_GRACE, flag: '--vacuum-grace' },
   vacuum_interval_ms: { kind: 'duration', default: 600_000, unit: ms('vacuum_interval_ms') },
   work_mem: { kind: 'bytes', default: 64 * 1024 * 1024, flag: '--work-mem', unit: WORK_MEM },
+  temp_directory: { kind: 'path?', default: null },
   statement_timeout: { kind: 'duration', default: 0, unit: STATEMENT_TIMEOUT },
   statement_mem_limit: { kind: 'bytes', default: 0, unit: bytesOrAuto('statement_mem_limit') },
   process_mem_limit: { kind: 'bytes', default: 0, unit: bytesOrAuto('process_mem_limit') },

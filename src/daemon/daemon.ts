@@ -86,7 +86,7 @@ export class Daemon {
     }
     // Parallel scan workers open the store by its URI: their reads are not in the store metrics.
     const store = await openStore(config.store);
-    const db = await Database.open(new CountedStore(store, metrics), { uri: config.store });
+    const db = await Database.open(new CountedStore(store, metrics), { uri: config.store, ...(config.temp_directory !== null ? { tempDirectory: config.temp_directory } : {}) });
     auth = await withStoredRoles(db, auth);
     let wire: RunningServer | null = null;
     let http: HttpServer | null = null;

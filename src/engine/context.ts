@@ -28,6 +28,9 @@
  *   if ((i & 4095) === 0 && tick()) await yieldNow();
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StatementTemp } from './exec/spill/temp-files.js';
 import { type PgType, type TimeZone, type Value, UTC, stackDepthOf } from '../types/index.js';
 import { accountOf, beginSlice, chargeAccount, endSlice, memoryErrorOf } from './memory.js';
 
@@ -57,6 +60,11 @@ export interface StatementContext {
   readonly user?: string;
   /** The wire session the statement runs in (current_setting, set_config, pg_backend_pid); absent embedded. */
   readonly session?: SessionAccess;
+  /**
+   * The local folder where the statement's operators spill past work_mem (the store's temp
+   * area, src/storage/temp-area.ts; the OS's temporary folder when absent).
+   */
+  readonly tempArea?: string;
 }
 
 /**
@@ -113,12 +121,43 @@ const storage = new AsyncLocalStorage<StatementContext>();
  * binder's or an operator's recursion fails with 54001, as in PostgreSQL, not XX000.
  */
 export async function withContext<T>(ctx: StatementContext, f: () => Promise<T>): Promise<T> {
+  depth.set(ctx, (depth.get(ctx) ?? 0) + 1);
   try {
     return await storage.run(ctx, f);
   } catch (e) {
     throw memoryErrorOf(stackDepthOf(e));
+  } finally {
+    // The statement's spill files go when its outermost run ends, however it ends.
+    const d = (depth.get(ctx) ?? 1) - 1;
+    if (d > 0) depth.set(ctx, d);
+    else {
+      depth.delete(ctx);
+      const temp = temps.get(ctx);
+      temps.delete(ctx);
+      if (temp !== undefined) await temp.remove();
+    }
   }
 }
+
+/** How many `withContext` runs of a context are under way (a context may run nested). */
+const depth = new WeakMap<StatementContext, number>();
+const temps = new WeakMap<StatementContext, StatementTemp>();
+
+/**
+ * The current statement's temporary files (./exec/spill/temp-files.ts), removed when the
+ * statement ends. Outside a statement, a set that lives as long as the process's folder.
+ */
+export function statementTemp(): StatementTemp {
+  const ctx = storage.getStore();
+  if (ctx === undefined) return (looseTemp ??= new StatementTemp(join(tmpdir(), 'paxd-tmp')));
+  let t = temps.get(ctx);
+  if (t === undefined) {
+    t = new StatementTemp(ctx.tempArea ?? join(tmpdir(), 'paxd-tmp'));
+    temps.set(ctx, t);
+  }
+  return t;
+}
+let looseTemp: StatementTemp | undefined;
 
 /** The current statement's context, or null outside one (then `$n` is 42P02). */
 export function currentContext(): StatementContext | null {

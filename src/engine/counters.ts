@@ -24,9 +24,12 @@ export interface EngineCounters {
    * sides): a prepared SELECT binds at prepare and never again when it executes.
    */
   readonly queriesBound: number;
+  /** Run files written by operators past work_mem (./exec/spill/), and their bytes. */
+  readonly spillFiles: number;
+  readonly spillBytes: number;
 }
 
-const totals = { scans: 0, groupsAnsweredFromStats: 0, groupsRead: 0, groupsSkippedByPredicate: 0, groupsSkippedByBound: 0, rowsRead: 0, queriesBound: 0 };
+const totals = { scans: 0, groupsAnsweredFromStats: 0, groupsRead: 0, groupsSkippedByPredicate: 0, groupsSkippedByBound: 0, rowsRead: 0, queriesBound: 0, spillFiles: 0, spillBytes: 0 };
 
 /** A copy of the cumulative counters. */
 export function engineCounters(): EngineCounters {
@@ -46,4 +49,10 @@ export function recordScan(s: ScanStats): void {
   totals.groupsSkippedByPredicate += s.groupsSkippedByPredicate;
   totals.groupsSkippedByBound += s.groupsSkippedByBound;
   totals.rowsRead += s.rowsRead;
+}
+
+/** Counts one spill run file finished, of `bytes`. */
+export function recordSpill(bytes: number): void {
+  totals.spillFiles++;
+  totals.spillBytes += bytes;
 }

@@ -70,5 +70,13 @@ export function floatOverflow(): SqlError {
 
 /** 53200: a hash table outgrew the work memory; the statement fails, the process lives on. */
 export function workMemExceeded(what: string, bytes: number): SqlError {
-  return new SqlError('usage', SQLSTATE.out_of_memory, `out of memory: ${what} needs more than work_mem (${Math.round(bytes / 1048576)} MB)`);
+  return new SqlError('usage', SQLSTATE.out_of_memory, `out of memory: ${what} ${WORK_MEM_EXCEEDED} (${Math.round(bytes / 1048576)} MB)`);
+}
+
+const WORK_MEM_EXCEEDED = 'needs more than work_mem';
+
+/** Whether `e` is workMemExceeded's error (also when it crossed from a worker thread as its code and message). */
+export function isWorkMemExceeded(e: unknown): boolean {
+  const x = e as { code?: unknown; message?: unknown } | null;
+  return x !== null && typeof x === 'object' && x.code === SQLSTATE.out_of_memory && typeof x.message === 'string' && x.message.includes(WORK_MEM_EXCEEDED);
 }

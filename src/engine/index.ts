@@ -99,7 +99,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
   const workMem = options?.workMem ?? DEFAULT_WORK_MEM;
   const zone = { ...(options?.timeZone !== undefined ? { timeZone: options.timeZone } : {}), ...userOf(options) };
   const types: (PgType | null)[] = [...(paramTypes ?? [])];
-  const infer: StatementContext = { types, values: null, workMem, ...zone, ...signalOf(options) };
+  const infer: StatementContext = { types, values: null, workMem, tempArea: db.tempDirectory, ...zone, ...signalOf(options) };
   // A SELECT binds here, once: in the infer phase (which types its `$n`), and when it has
   // parameters once more in the generic phase (./context.ts), which every execution reuses.
   // One that folded the statement's time (now(), CURRENT_DATE) binds again at each execution.
@@ -119,7 +119,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
       if (params.length !== resolved.length)
         throw bindParameterCount(params.length, '', resolved.length);
       if (stmt === null) return { command: 'EMPTY', fields: [], rows: [] };
-      const ctx = { types: [...resolved], values: params, workMem, ...zone, ...signalOf(run) };
+      const ctx = { types: [...resolved], values: params, workMem, tempArea: db.tempDirectory, ...zone, ...signalOf(run) };
       if (bound !== null)
         return withContext(ctx, async () => {
           // Privileges are checked at each execution, as PostgreSQL's executor checks them (./access.ts).
@@ -156,7 +156,7 @@ export async function query(db: Database, sql: string, params?: readonly Value[]
 
 /** query() of one statement parsed before (./parse.ts parseStatements), without parameters. */
 export async function queryParsed(db: Database, stmt: AstNode, options?: QueryOptions): Promise<QueryResult> {
-  return withContext(contextOf(options), () => execute(db, stmt));
+  return withContext({ ...contextOf(options), tempArea: db.tempDirectory }, () => execute(db, stmt));
 }
 
 /** The `user` field of a statement context, when one is given. */
@@ -172,7 +172,7 @@ function signalOf(o: { readonly signal?: AbortSignal } | undefined): { signal?: 
 /** Splits a script into statements and runs them in order (the CLI's stdin mode). */
 export async function queryAll(db: Database, sql: string, options?: QueryOptions): Promise<QueryResult[]> {
   const out: QueryResult[] = [];
-  const ctx = contextOf(options);
+  const ctx = { ...contextOf(options), tempArea: db.tempDirectory };
   for (const stmt of await parseSql(sql)) out.push(await withContext(ctx, () => execute(db, stmt)));
   return out;
 }

@@ -58,3 +58,4 @@ export type { S3Store, S3StoreOptions, S3Metrics } from './s3.js';
 export { fieldToJson, fieldsOf } from './schema.js';
 export { DEFAULT_DATA } from './open.js';
 export { DEFAULT_VACUUM_GRACE_MS } from './vacuum.js';
+export { TEMP_DIR, processTempDir, sweepTempArea, tempAreaOf } from './temp-area.js';

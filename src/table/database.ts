@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
-import { type ObjectStore, DEFAULT_DATA, openStore, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
+import { type ObjectStore, DEFAULT_DATA, openStore, sweepTempArea, tempAreaOf, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
 import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
 import { checkTable, type CheckResult } from './check.js';
@@ -54,7 +54,18 @@ export function storeUri(store: ObjectStore): string | null {
 }
 
 export class Database {
-  private constructor(readonly store: ObjectStore) {}
+  /**
+   * The local folder where statements spill (src/storage/temp-area.ts): `<root>/_tmp` for a
+   * local store, `temp_directory` (Database.open's `tempDirectory`) or the OS's for others.
+   */
+  readonly tempDirectory: string;
+
+  private constructor(
+    readonly store: ObjectStore,
+    tempDirectory?: string,
+  ) {
+    this.tempDirectory = tempAreaOf(store.uri, tempDirectory);
+  }
 
   /** Opens the store at `uri` (a local folder; `./paxd-data` by default) or wraps an ObjectStore. */
   /**
@@ -63,14 +74,19 @@ export class Database {
    * watches another without changing what it returns (the daemon's metrics wrapper; reads of
    * the workers are then not counted by it). A store without one runs every scan on this thread.
    */
-  static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA, options: { uri?: string } = {}): Promise<Database> {
+  static async open(uri: string | ObjectStore = process.env.PAXD_DATA ?? DEFAULT_DATA, options: { uri?: string; tempDirectory?: string } = {}): Promise<Database> {
+    let store: ObjectStore;
     if (typeof uri !== 'string') {
       if (options.uri !== undefined) STORE_URIS.set(uri, options.uri);
-      return new Database(uri);
+      store = uri;
+    } else {
+      store = await openStore(uri);
+      STORE_URIS.set(store, uri);
     }
-    const store = await openStore(uri);
-    STORE_URIS.set(store, uri);
-    return new Database(store);
+    const db = new Database(store, options.tempDirectory);
+    // Spill folders of processes killed mid-statement (a kill -9, a crash) go at the next open.
+    await sweepTempArea(db.tempDirectory);
+    return db;
   }
 
   /** The tables that exist (dropped ones are not listed), sorted by name. */

@@ -120,8 +120,13 @@ export async function resolveRegclasses(db: Database, s: AstFields): Promise<voi
   const found: AstFields[] = [];
   const visit = (x: unknown): void => {
     if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) return x.forEach(visit);
+    if (Array.isArray(x)) {
+      for (const v of x) visit(v);
+      return;
+    }
     const o = x as Record<string, unknown>;
+    // A constant holds no cast (a 100,000-element IN list is 100,000 of them).
+    if (o['A_Const'] !== undefined) return;
     const tc = o['TypeCast'] as AstFields | undefined;
     if (tc !== undefined && isRegclass(tc.typeName as AstFields)) found.push(tc);
     for (const v of Object.values(o)) visit(v);

@@ -131,9 +131,6 @@ export function bindNegate(a: Expr): Expr | null {
  * planner can push into the scan's zone maps. Null when the rewrite does not apply.
  */
 export function dateComparison(op: CmpOp, l: Expr, r: Expr): Expr | null {
-  const side = (e: Expr): Expr | null => (e.kind === 'cast' && e.arg.type.id === 'date' && (e.type.id === 'timestamp' || e.type.id === 'timestamptz') ? e.arg : null);
-  const midnight = (e: Expr): number | null =>
-    e.kind === 'const' && (e.type.id === 'timestamp' || e.type.id === 'timestamptz') && typeof e.value === 'bigint' && e.value % US_PER_DAY === 0n && inDateRange(e.value / US_PER_DAY) ? Number(e.value / US_PER_DAY) : null;
   const ld = side(l);
   const rd = midnight(r);
   if (ld !== null && rd !== null) return E.cmp(op, ld, E.const(rd, T.date));
@@ -141,6 +138,16 @@ export function dateComparison(op: CmpOp, l: Expr, r: Expr): Expr | null {
   const ld2 = midnight(l);
   if (rd2 !== null && ld2 !== null) return E.cmp(op, E.const(ld2, T.date), rd2);
   return null;
+}
+
+// Module functions, not closures per call: dateComparison runs once per element of an IN list
+// (100,000 in issue #18's hostile suite).
+function side(e: Expr): Expr | null {
+  return e.kind === 'cast' && e.arg.type.id === 'date' && (e.type.id === 'timestamp' || e.type.id === 'timestamptz') ? e.arg : null;
+}
+
+function midnight(e: Expr): number | null {
+  return e.kind === 'const' && (e.type.id === 'timestamp' || e.type.id === 'timestamptz') && typeof e.value === 'bigint' && e.value % US_PER_DAY === 0n && inDateRange(e.value / US_PER_DAY) ? Number(e.value / US_PER_DAY) : null;
 }
 
 function inDateRange(days: bigint): boolean {

@@ -148,8 +148,13 @@ export async function bindSubLinks(db: Database, s: AstFields, leaves: readonly 
   const found: AstFields[] = [];
   const visit = (x: unknown, key: string): void => {
     if (x === null || typeof x !== 'object' || key === 'subquery' || key === 'larg' || key === 'rarg') return;
-    if (Array.isArray(x)) return x.forEach((v) => visit(v, ''));
+    if (Array.isArray(x)) {
+      for (const v of x) visit(v, '');
+      return;
+    }
     const o = x as Record<string, unknown>;
+    // A constant holds no subquery (a 100,000-element IN list is 100,000 of them).
+    if (o['A_Const'] !== undefined) return;
     const sl = o['SubLink'] as AstFields | undefined;
     if (sl !== undefined) {
       found.push(sl);

@@ -23,7 +23,8 @@ import { evaluate } from './eval.js';
 import { keyNorm, keyText } from './key.js';
 import { compare } from './kernels.js';
 import { workMemExceeded } from '../errors.js';
-import { chargeMemory, currentWorkMem, tick, yieldNow } from '../context.js';
+import { chargeMemory, currentWorkMem, tick, yieldIfDue, yieldNow } from '../context.js';
+import { SpillPartitions } from './spill/aggregate-partitions.js';
 import { MAX_ALLOC_SIZE, MAX_STRING_LENGTH, outOfMemory } from '../memory.js';
 import { mergeSort } from './sort.js';
 
@@ -36,7 +37,15 @@ interface Group {
  * `seen` holds the keys of values already folded, for DISTINCT aggregates; collecting
  * aggregates keep their inputs in `vals` and their ORDER BY keys in `keys` (one array per key).
  */
-export type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[]; len?: number };
+export type AggState = { n: number; v: unknown; seen?: Set<string>; vals?: Value[]; keys?: Value[][]; order?: number[]; len?: number; joined?: string[] };
+
+/**
+ * string_agg without ORDER BY or DISTINCT folds its inputs in input order: every JOIN_EVERY
+ * inputs are joined into one flat string (`joined`), so that a long aggregate holds a few large
+ * strings instead of millions of small ones — the garbage collector's pauses over millions of
+ * strings kept every other session waiting (issue #18: 295 ms).
+ */
+const JOIN_EVERY = 4096;
 
 /**
  * Bytes the current `add` made the aggregate keep (new groups, DISTINCT keys, collected
@@ -50,54 +59,166 @@ function valueBytes(v: Value): number {
   return typeof v === 'string' ? 24 + v.length : v instanceof Uint8Array ? 64 + v.byteLength : 16;
 }
 
+/**
+ * Where each aggregate's inputs sit among the evaluated input columns (`inputs`): the keys
+ * first, then per aggregate its argument, its ORDER BY keys and its FILTER, where it has them.
+ * A spilled row is one row of these columns, so that a partition is aggregated again without
+ * evaluating anything (./spill/aggregate-partitions.ts).
+ */
+interface Layout {
+  readonly width: number;
+  readonly arg: readonly number[];
+  readonly order: readonly (readonly number[] | null)[];
+  readonly filter: readonly number[];
+}
+
+function layoutOf(keys: number, aggs: readonly AggCall[]): Layout {
+  let at = keys;
+  const arg: number[] = [];
+  const order: (number[] | null)[] = [];
+  const filter: number[] = [];
+  for (const a of aggs) {
+    arg.push(a.arg === null ? -1 : at++);
+    order.push(COLLECTING_AGGREGATES.has(a.fn) ? (a.order ?? []).map(() => at++) : null);
+    filter.push(a.filter === undefined ? -1 : at++);
+  }
+  return { width: at, arg, order, filter };
+}
+
+/**
+ * The hash aggregate. Past work_mem it spills, as PostgreSQL 13+'s HashAgg does (nodeAgg.c,
+ * "Spilling"): the groups in memory keep absorbing their rows, and every row of a group not in
+ * memory goes, evaluated, to one of SPILL_FANOUT partition files chosen by its key's hash
+ * (./spill/aggregate-partitions.ts). At the end the groups in memory are emitted and freed,
+ * then each partition is aggregated in turn by a new HashAggregate one level down (a new hash
+ * seed), which spills again if it must. Each group is whole in one place: in memory, or in one
+ * partition. What cannot spill — one group's own state (string_agg's inputs) — stays bounded by
+ * the statement's memory cap (../memory.ts, 53200).
+ */
 export class HashAggregate {
   private readonly groups = new Map<string, Group>();
 
   /** Estimated bytes per group (keys, states, the Map entry), checked against `workMem`. */
   private readonly groupBytes: number;
+  private readonly layout: Layout;
+  /** Set once the groups filled work_mem: rows of new groups go to partition files. */
+  private spill: SpillPartitions | null = null;
 
   constructor(
     private readonly keys: readonly Expr[],
     private readonly aggs: readonly AggCall[],
     private readonly workMem: number = currentWorkMem(),
+    /** The recursion depth of a partition's aggregate (0: the query's own); seeds the partition hash. */
+    private readonly level = 0,
+    /** Key types, for an aggregate fed with evaluated columns (`addColumns`). */
+    private readonly keyTypes: readonly PgType[] = keys.map((k) => k.type),
   ) {
-    this.groupBytes = 160 + 48 * keys.length + 64 * aggs.length;
+    this.groupBytes = 160 + 48 * keyTypes.length + 64 * aggs.length;
+    this.layout = layoutOf(keyTypes.length, aggs);
   }
 
   /** Bytes charged to the statement's memory account, given back by `finish`. */
   private charged = 0;
 
-  add(b: RowBatch): void {
+  /** Whether rows went to disk (EXPLAIN ANALYZE, tests). */
+  get spilled(): boolean {
+    return this.spill !== null;
+  }
+
+  /** Folds one batch; a promise (await it) when rows went to partition files or the batch was long. */
+  add(b: RowBatch): Promise<void> | undefined {
+    if (b.rows <= this.slice) {
+      const t0 = performance.now();
+      const r = this.addColumns(this.inputs(b), b.rows);
+      this.adapt(performance.now() - t0, b.rows);
+      return r;
+    }
+    return this.addSliced(b);
+  }
+
+  /**
+   * Rows `add` evaluates at once: halved while a slice takes longer than SLICE_MS, doubled back
+   * while it takes less than a quarter of it. Evaluating the arguments of 4096 rows of a cross
+   * join, `length(repeat(a.s, 1000))`, is 50 M characters: slices with the interrupt point
+   * between them keep the other sessions' queries answered meanwhile.
+   */
+  private slice = 4096;
+
+  private adapt(ms: number, rows: number): void {
+    if (ms > SLICE_MS && rows >= this.slice && this.slice > 16) this.slice >>= 1;
+    else if (ms < SLICE_MS / 4 && rows >= this.slice && this.slice < 4096) this.slice <<= 1;
+  }
+
+  private async addSliced(b: RowBatch): Promise<void> {
+    for (let lo = 0; lo < b.rows; ) {
+      const hi = Math.min(b.rows, lo + this.slice);
+      const slice: RowBatch = { rows: hi - lo, cols: b.cols.map((c) => (c.length === 0 ? c : c.slice(lo, hi))) };
+      const t0 = performance.now();
+      await this.addColumns(this.inputs(slice), slice.rows);
+      this.adapt(performance.now() - t0, slice.rows);
+      lo = hi;
+      await yieldIfDue();
+    }
+  }
+
+  /** The evaluated input columns of a batch (see Layout). */
+  private inputs(b: RowBatch): Value[][] {
+    const cols: Value[][] = this.keys.map((k) => evaluate(k, b));
+    for (const a of this.aggs) {
+      if (a.arg !== null) cols.push(evaluate(a.arg, b));
+      if (COLLECTING_AGGREGATES.has(a.fn)) for (const o of a.order ?? []) cols.push(evaluate(o.expr, b));
+      if (a.filter !== undefined) cols.push(evaluate(a.filter, b));
+    }
+    return cols;
+  }
+
+  /** Folds `rows` rows of evaluated input columns (a batch's, or a partition's read back). */
+  addColumns(cols: readonly Value[][], rows: number): Promise<void> | undefined {
     grown = 0;
+    let out: number[] | null;
     try {
-      this.addRows(b);
+      out = this.addRows(cols, rows);
     } finally {
       if (grown > 0) {
         chargeMemory(grown, 'HashAgg meta context');
         this.charged += grown;
       }
     }
+    return out === null ? undefined : this.spill!.write(cols, out, this.spillKeys);
   }
 
-  private addRows(b: RowBatch): void {
-    const keyCols = this.keys.map((k) => evaluate(k, b));
-    const argCols = this.aggs.map((a) => (a.arg === null ? null : evaluate(a.arg, b)));
-    const orderCols = this.aggs.map((a) => (COLLECTING_AGGREGATES.has(a.fn) ? (a.order ?? []).map((o) => evaluate(o.expr, b)) : null));
-    const filterCols = this.aggs.map((a) => (a.filter === undefined ? null : evaluate(a.filter, b)));
-    for (let i = 0; i < b.rows; i++) {
-      const g = this.group(keyCols, i);
+  /** The key strings of the rows `addRows` sent to the partitions, in their order. */
+  private spillKeys: string[] = [];
+
+  /** Folds the rows whose group is in memory; returns the others (null: none). */
+  private addRows(cols: readonly Value[][], rows: number): number[] | null {
+    const L = this.layout;
+    const nk = this.keyTypes.length;
+    let out: number[] | null = null;
+    for (let i = 0; i < rows; i++) {
+      const g = this.group(cols, nk, i);
+      if (g === undefined) {
+        if (out === null) {
+          out = [];
+          this.spillKeys = [];
+        }
+        out.push(i);
+        this.spillKeys.push(this.lastKey);
+        continue;
+      }
       for (let j = 0; j < this.aggs.length; j++) {
-        const col = argCols[j]!;
         const st = g.states[j]!;
-        if (col === null) {
+        const at = L.arg[j]!;
+        if (at < 0) {
           st.n++;
           continue;
         }
-        const v = col[i]!;
-        const oc = orderCols[j]!;
+        const v = cols[at]![i]!;
+        const oc = L.order[j]!;
         if (oc !== null) {
-          if (filterCols[j] !== null && filterCols[j]![i] !== true) continue;
-          collect(this.aggs[j]!, st, v, oc, i);
+          const f = L.filter[j]!;
+          if (f >= 0 && cols[f]![i] !== true) continue;
+          collectAt(this.aggs[j]!, st, v, cols, oc, i);
           continue;
         }
         if (v === null) continue;
@@ -111,6 +232,7 @@ export class HashAggregate {
         accumulate(this.aggs[j]!, st, v);
       }
     }
+    return out;
   }
 
   /**
@@ -118,40 +240,121 @@ export class HashAggregate {
    * one collecting aggregate over millions of inputs, pass the interrupt point (../context.ts).
    */
   async finish(): Promise<RowBatch> {
-    if (this.keys.length === 0 && this.groups.size === 0) this.group([], 0);
-    const out: Value[][] = [...this.keys.map(() => [] as Value[]), ...this.aggs.map(() => [] as Value[])];
-    let done = 0;
-    for (const g of this.groups.values()) {
-      if ((++done & 1023) === 0 && tick()) await yieldNow();
-      g.keys.forEach((k, i) => out[i]!.push(k));
-      for (let j = 0; j < this.aggs.length; j++) {
-        const a = this.aggs[j]!;
-        const st = g.states[j]!;
-        if ((st.vals?.length ?? 0) > 4096 && (a.order ?? []).length > 0) st.order = await mergeSort(Array.from({ length: st.vals!.length }, (_v, k) => k), orderComparator(a, st));
-        out[this.keys.length + j]!.push(final(a, st));
-      }
-    }
-    chargeMemory(-this.charged, 'HashAgg meta context');
-    this.charged = 0;
-    return { rows: this.groups.size, cols: out };
+    const parts: RowBatch[] = [];
+    for await (const b of this.batches()) parts.push(b);
+    if (parts.length === 1) return parts[0]!;
+    const cols = parts.length === 0 ? [...this.keyTypes, ...this.aggs].map(() => [] as Value[]) : parts[0]!.cols.map((_c, k) => parts.flatMap((p) => p.cols[k]!));
+    return { rows: parts.reduce((n, p) => n + p.rows, 0), cols };
   }
 
-  private group(keyCols: Value[][], i: number): Group {
-    const keys = keyCols.map((c) => c[i]!);
-    const h = keys.length === 0 ? '' : keys.map((k, j) => keyText(k, keyNorm(this.keys[j]!.type))).join('\u0000');
+  /**
+   * The groups as batches of up to FINISH_BATCH groups: those in memory, then each spilled
+   * partition's (aggregated one by one), so that what a caller keeps of them (HAVING) is all
+   * it holds.
+   */
+  async *batches(): AsyncGenerator<RowBatch> {
+    if (this.keyTypes.length === 0 && this.groups.size === 0) this.group([], 0, 0);
+    const spill = this.spill;
+    const readers = spill === null ? [] : await spill.finish();
+    try {
+      let out = this.emptyOutput();
+      let rows = 0;
+      let done = 0;
+      for (const g of this.groups.values()) {
+        if ((++done & 1023) === 0 && tick()) await yieldNow();
+        g.keys.forEach((k, i) => out[i]!.push(k));
+        for (let j = 0; j < this.aggs.length; j++) {
+          const a = this.aggs[j]!;
+          const st = g.states[j]!;
+          if ((st.vals?.length ?? 0) > 4096 && (a.order ?? []).length > 0) st.order = await mergeSort(Array.from({ length: st.vals!.length }, (_v, k) => k), orderComparator(a, st));
+          out[this.keyTypes.length + j]!.push(final(a, st));
+        }
+        if (++rows === FINISH_BATCH) {
+          yield { rows, cols: out };
+          out = this.emptyOutput();
+          rows = 0;
+        }
+      }
+      this.groups.clear();
+      chargeMemory(-this.charged, 'HashAgg meta context');
+      this.charged = 0;
+      if (rows > 0 || (spill === null && done === 0)) yield { rows, cols: out };
+      while (readers.length > 0) {
+        const r = readers.shift()!;
+        const sub = new HashAggregate([], this.aggs, this.workMem, this.level + 1, this.keyTypes);
+        try {
+          for (let chunk = await r.next(); chunk !== null; chunk = await r.next()) {
+            await sub.addColumns(transpose(chunk, this.layout.width), chunk.length);
+            await yieldIfDue();
+          }
+        } finally {
+          await r.close();
+        }
+        yield* sub.batches();
+      }
+    } finally {
+      for (const r of readers) await r.close();
+    }
+  }
+
+  private emptyOutput(): Value[][] {
+    return [...this.keyTypes.map(() => [] as Value[]), ...this.aggs.map(() => [] as Value[])];
+  }
+
+  /** The key string of the last row `group` looked up. */
+  private lastKey = '';
+
+  /** The group of row i, created if there is room; undefined once spilling and it is not in memory. */
+  private group(cols: readonly Value[][], nk: number, i: number): Group | undefined {
+    let h = '';
+    for (let j = 0; j < nk; j++) h += j === 0 ? keyText(cols[j]![i]!, keyNorm(this.keyTypes[j]!)) : `\u0000${keyText(cols[j]![i]!, keyNorm(this.keyTypes[j]!))}`;
     let g = this.groups.get(h);
     if (g === undefined) {
+      if (this.spill !== null) {
+        this.lastKey = h;
+        return undefined;
+      }
+      const keys = new Array<Value>(nk);
+      for (let j = 0; j < nk; j++) keys[j] = cols[j]![i]!;
       g = { keys, states: this.aggs.map(() => ({ n: 0, v: undefined })) };
       this.groups.set(h, g);
       grown += this.groupBytes + h.length;
-      if ((this.groups.size & 1023) === 0 && this.groups.size * this.groupBytes > this.workMem) throw workMemExceeded('hash aggregate', this.workMem);
+      if ((this.groups.size & 1023) === 0 && this.groups.size * this.groupBytes > this.workMem) {
+        // Past work_mem: from the next new group on, rows go to disk.
+        if (nk === 0) throw workMemExceeded('hash aggregate', this.workMem);
+        this.spill = new SpillPartitions(this.layout.width, this.level);
+      }
     }
     return g;
   }
 }
 
-/** A collecting aggregate's input row (array_agg keeps NULLs; the others skip them). */
+/** How long one slice of `add` may take (ms), half the interrupt point's period (../context.ts YIELD_MS). */
+const SLICE_MS = 4;
+
+/** Groups per batch that `batches` yields. */
+const FINISH_BATCH = 4096;
+
+/** Rows (arrays of values) as columns. */
+function transpose(rows: readonly Value[][], width: number): Value[][] {
+  const cols: Value[][] = [];
+  for (let k = 0; k < width; k++) {
+    const c = new Array<Value>(rows.length);
+    for (let i = 0; i < rows.length; i++) c[i] = rows[i]![k]!;
+    cols.push(c);
+  }
+  return cols;
+}
+
+/** A collecting aggregate's input row (array_agg keeps NULLs; the others skip them), its ORDER BY keys row i of `orderCols` (window/aggregate.ts folds frames through it). */
 export function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][], i: number): void {
+  collectAt(a, st, v, orderCols, orderCols.length === 0 ? NO_ORDER : orderCols.map((_c, k) => k), i);
+}
+
+const NO_ORDER: readonly number[] = [];
+
+/** `collect` with the ORDER BY keys at `cols[orderAt[k]]` (the hash aggregate's evaluated input columns). */
+function collectAt(a: AggCall, st: AggState, v: Value, cols: readonly Value[][], orderAt: readonly number[], i: number): void {
   if (v === null && a.fn !== 'array_agg') return;
   if (a.distinct) {
     const k = keyText(v, keyNorm(a.arg!.type));
@@ -162,11 +365,17 @@ export function collect(a: AggCall, st: AggState, v: Value, orderCols: Value[][]
   }
   if (a.fn === 'string_agg') stringAggLength(a, st, v as string);
   st.n++;
-  (st.vals ??= []).push(v);
+  const vals = (st.vals ??= []);
+  vals.push(v);
   grown += valueBytes(v);
-  if (orderCols.length > 0) {
-    st.keys ??= orderCols.map(() => []);
-    for (let k = 0; k < orderCols.length; k++) st.keys[k]!.push(orderCols[k]![i]!);
+  if (vals.length >= JOIN_EVERY && a.fn === 'string_agg' && !a.distinct && orderAt.length === 0 && (a.order ?? []).length === 0) {
+    (st.joined ??= []).push(vals.join((a.param as string | null) ?? ''));
+    grown -= 16 * vals.length;
+    vals.length = 0;
+  }
+  if (orderAt.length > 0) {
+    st.keys ??= orderAt.map(() => []);
+    for (let k = 0; k < orderAt.length; k++) st.keys[k]!.push(cols[orderAt[k]!]![i]!);
   }
 }
 
@@ -238,6 +447,7 @@ function finalCollected(a: AggCall, st: AggState): Value {
       const delim = (a.param as string | null) ?? '';
       // Below MaxAllocSize but past what one V8 string holds: the statement's memory, not the process's.
       if ((st.len ?? 0) > MAX_STRING_LENGTH) throw outOfMemory(st.len ?? 0, 'ExecutorState');
+      if (st.joined !== undefined) return [...st.joined, ...idx.map((k) => vals[k] as string)].join(delim);
       let out: string | null = null;
       for (const k of idx) out = out === null ? (vals[k] as string) : out + delim + (vals[k] as string);
       return out;

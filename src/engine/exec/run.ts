@@ -18,6 +18,7 @@ import type { RowBatch } from './batch.js';
 import { filter } from './filter.js';
 import { project } from './project.js';
 import { HashAggregate } from './hash-aggregate.js';
+import { finishStream, streamsFinish } from './finish-stream.js';
 import { keyNorm, keyText, type KeyNorm } from './key.js';
 import { sortRows, type SortKey } from './sort.js';
 import { limitRows } from './limit.js';
@@ -28,6 +29,7 @@ import { recordScan } from '../counters.js';
 import { ctidColumn, isCtidField } from '../ctid.js';
 import { tick, yieldIfDue, yieldNow } from '../context.js';
 import { windowAgg } from './window/window-agg.js';
+import { isWorkMemExceeded } from '../errors.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -125,7 +127,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
             t.scanRows += b.rows;
           }
           if (b.rows === 0) continue;
-          if (agg !== null) agg.add(b);
+          if (agg !== null) await agg.add(b);
           else batches.push(b);
         }
       } finally {
@@ -133,7 +135,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       }
       recordScan(scan.stats);
       if (t !== null) Object.assign(t, { stats: scan.stats, scanLast: now() });
-      return agg !== null ? finishGroups(q, await agg.finish(), t, now) : finish(q, batches, true, t);
+      return agg !== null ? finishGroupBatches(q, agg, t, now) : finish(q, batches, true, t);
     }
     default:
       return unreachable(p);
@@ -148,6 +150,16 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
 async function runFused(p: Extract<Plan, { kind: 'pipeline' }>, t: RunTrace | null, now: () => number): Promise<QueryResult | null> {
   const c = compile(p);
   if (c === null) return null;
+  try {
+    return await runFusedCompiled(p, c, t, now);
+  } catch (e) {
+    // The generated loop's groups cannot spill: past work_mem the interpreter's aggregate, which can, runs it.
+    if (isWorkMemExceeded(e)) return null;
+    throw e;
+  }
+}
+
+async function runFusedCompiled(p: Extract<Plan, { kind: 'pipeline' }>, c: NonNullable<ReturnType<typeof compile>>, t: RunTrace | null, now: () => number): Promise<QueryResult | null> {
   const q = p.query;
   const onBatch = (rows: number): void => {
     if (t === null) return;
@@ -180,11 +192,13 @@ async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTra
     return runQuery(sub, st);
   };
   const ctx: RelContext = { width: q.columns.length, runQuery: runSub, trace: t === null ? null : { start: t.start, nodes: t.nodes } };
+  // ORDER BY and DISTINCT over the join's stream, in bounded memory (./finish-stream.ts).
+  if (agg === null && streamsFinish(q)) return finishStream(q, execRel(p.root, ctx), t === null ? null : (sorted, out) => Object.assign(t, { sortedRows: sorted, outRows: out, finishAt: performance.now() - t.start }));
   for await (const b of execRel(p.root, ctx)) {
-    if (agg !== null) agg.add(b);
+    if (agg !== null) await agg.add(b);
     else batches.push(b);
   }
-  return agg !== null ? finishGroups(q, await agg.finish(), t, now) : finish(q, batches, true, t);
+  return agg !== null ? finishGroupBatches(q, agg, t, now) : finish(q, batches, true, t);
 }
 
 /**
@@ -224,6 +238,14 @@ function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBat
   const g = q.having === null ? groups : filter(groups, q.having);
   if (t !== null) Object.assign(t, { aggRows: g.rows, aggAt: now() });
   return finish(q, [g], true, t);
+}
+
+/** finishGroups over an aggregate's batches, HAVING applied batch by batch: a spilled aggregate's groups are never all in memory at once. */
+async function finishGroupBatches(q: Finishing & Pick<BoundSelect, 'having'>, agg: HashAggregate, t: RunTrace | null, now: () => number): Promise<QueryResult> {
+  const kept: RowBatch[] = [];
+  for await (const b of agg.batches()) kept.push(q.having === null ? b : filter(b, q.having));
+  if (t !== null) Object.assign(t, { aggRows: kept.reduce((n, b) => n + b.rows, 0), aggAt: now() });
+  return finish(q, kept, true, t);
 }
 
 /**

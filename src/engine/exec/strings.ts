@@ -106,8 +106,22 @@ function segmentAt(text: ArrayLike<string>, at: number, seg: Segment): boolean {
 }
 
 export function charLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
+  // UTF-16 units less one per surrogate pair. The string iterator made a string per character
+  // (a second per 50 M characters, one synchronous stretch: length(repeat(…)) over a cross join
+  // in issue #18's hostile suite), and charCodeAt walks a rope (repeat's result) at every call:
+  // the regular expression flattens it once and scans natively.
+  if (!SURROGATE.test(s)) return s.length;
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
   return n;
 }
 
