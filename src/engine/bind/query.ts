@@ -18,12 +18,14 @@ import { Binder } from './select.js';
 import { Unnester, type UnnestBinders } from './unnest.js';
 
 const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l), bindQuery: (db, n) => bindQuery(db, n), isOuterReference: (e, l) => isPaxdError(e) && isOuterReference(e, l) };
+import { bindWith, cteLeaf } from './cte.js';
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
   const q = await bindQuery(db, stmt);
   if (q.kind === 'union') throw notSupported('UNION here');
   if (q.kind === 'join-select') throw notSupported('joins and subqueries in FROM here');
+  if (q.kind !== 'select') throw notSupported('WITH and VALUES here');
   return q.select;
 }
 
@@ -36,9 +38,9 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = fieldsOf(stmt);
+  if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
   if (s.valuesLists !== undefined) throw notSupported('VALUES');
-  if (s.withClause !== undefined) throw notSupported('WITH');
   if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
   // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
@@ -193,6 +195,8 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
   switch (kindOf(node)) {
     case 'RangeVar': {
       if (n.catalogname !== undefined || (n.schemaname !== undefined && n.schemaname !== 'public')) throw notSupported('qualified names with schema or database', n.location);
+      const cte = cteLeaf(n);
+      if (cte !== null) return addLeaf(leaves, n.alias, cte.name, cte.fields, cte.source, n.location);
       const table = await openTable(db, n.relname as string, n.location as number);
       return addLeaf(leaves, n.alias, table.name, table.fields, { kind: 'table', table }, n.location);
     }

@@ -28,6 +28,10 @@ import { recordScan } from '../counters.js';
 import { ctidColumn, isCtidField } from '../ctid.js';
 import { tick, yieldIfDue, yieldNow } from '../context.js';
 import { windowAgg } from './window/window-agg.js';
+import { hasCteState, scanCte, scanWorkTable, withCteState } from './cte-scan.js';
+import { runRecursiveUnion } from './set/recursive-union.js';
+import { runSetOp } from './set/set-op.js';
+import { scanValues } from './values-scan.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -65,6 +69,8 @@ export function runQuery(q: BoundQuery, trace?: RunTrace): Promise<QueryResult> 
 }
 
 export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
+  // The outermost run of a statement holds its CTE rows and work tables (./cte-scan.ts).
+  if (!hasCteState()) return withCteState(() => run(p, trace));
   const t = trace ?? null;
   const now = () => (t === null ? 0 : performance.now() - t.start);
   switch (p.kind) {
@@ -74,6 +80,14 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return runUnion(p, t);
     case 'init-plans':
       return run(planQuery(await resolveInitPlans(p.query, runQuery)), trace);
+    case 'cte-scan':
+      return scanCte(p.query, runQuery);
+    case 'worktable':
+      return scanWorkTable(p.query);
+    case 'recursive-union':
+      return runRecursiveUnion(p.query, runQuery);
+    case 'values':
+      return scanValues(p.query);
     case 'stats-aggregate': {
       const q = p.query;
       const r = await q.table.aggregate(p.specs, p.where, { interrupt: yieldIfDue });
@@ -197,6 +211,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
   const sides: [RunTrace, RunTrace] | undefined = t === null ? undefined : [{ ...newTrace(), start: t.start }, { ...newTrace(), start: t.start }];
   if (t !== null && sides !== undefined) t.sides = sides;
   const results = [await run(p.left, sides?.[0]), await run(p.right, sides?.[1])];
+  if (q.setOp !== undefined) return runSetOp(q, results[0]!, results[1]!);
   let rows: Value[][] = [];
   for (const r of results) {
     const casts = q.fields.map((f, i) => {
