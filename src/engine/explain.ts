@@ -134,6 +134,7 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
     cost = sortCost(cost, q.limit === null ? null : q.limit + q.offset);
     node = { cost, name: 'Sort', details: [sortKeyLine(q.orderBy, outNames)], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   }
+  if (q.distinctOn !== undefined) node = { cost, name: 'Unique', details: [], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   else if (node === node0) node = { ...node, cost };
   return node;
@@ -344,14 +345,8 @@ function describeRows(p: Extract<Plan, { kind: 'cte-scan' | 'worktable' | 'recur
       const b = describePlan(planQuery(p.query.recursive), null);
       return { cost: { startup: a.cost!.startup, total: a.cost!.total + 10 * b.cost!.total, rows, width }, name: 'Recursive Union', details: [], children: [a, b] };
     }
-    case 'values': {
-      const scan: Node = { cost: leafCost, name: 'Values Scan on "*VALUES*"', details: [] };
-      const q = p.query;
-      let node = scan;
-      if (q.orderBy.length > 0) node = { cost: sortCost(leafCost, q.limit === null ? null : q.limit + q.offset), name: 'Sort', details: [`Sort Key: ${q.orderBy.map((o) => `"*VALUES*".${q.fields[o.index]!.name}${o.desc ? ' DESC' : ''}`).join(', ')}`], children: [node] };
-      if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(node.cost!, q.limit, q.offset), name: 'Limit', details: [], children: [node] };
-      return node;
-    }
+    case 'values':
+      return { cost: leafCost, name: 'Values Scan on "*VALUES*"', details: [] };
     default:
       return unreachable(p);
   }

@@ -138,6 +138,11 @@ export interface SelectClauses {
   readonly offset: number;
   /** SELECT DISTINCT: duplicate output rows are removed before ORDER BY and LIMIT. */
   readonly distinct: boolean;
+  /**
+   * SELECT DISTINCT ON (keys) (./bind/distinct-on.ts): after the sort, the first row of each run
+   * of rows equal on the keys, which are the first items of `orderBy`; then LIMIT.
+   */
+  readonly distinctOn?: readonly Expr[];
   /** The subqueries of its expressions, run before it (see InitPlan). */
   readonly initPlans: readonly InitPlan[];
   /** Window function calls (WindowClause above), run after HAVING; absent when there are none. */
@@ -261,16 +266,14 @@ export interface BoundRecursiveUnion {
 }
 
 /**
- * VALUES as a query (top level, or in FROM): its rows' expressions already cast to the
- * columns' types (PostgreSQL 15 docs 10.5). ORDER BY names output positions, as for UNION.
+ * VALUES as a query (top level, in FROM, a UNION side, a CTE): its rows' expressions already
+ * cast to the columns' types (PostgreSQL 15 docs 10.5), columns named column1, column2, ….
+ * `VALUES … ORDER BY … LIMIT …` binds as `SELECT * FROM (VALUES …) "*VALUES*" ORDER BY …`.
  */
 export interface BoundValues {
   readonly kind: 'values';
   readonly rows: readonly (readonly Expr[])[];
   readonly fields: readonly QueryField[];
-  readonly orderBy: readonly { readonly index: number; readonly desc: boolean; readonly nullsFirst: boolean }[];
-  readonly limit: number | null;
-  readonly offset: number;
 }
 
 /** Any query: a single-table SELECT keeps the BoundSelect the fast paths know. */

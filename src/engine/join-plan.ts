@@ -105,7 +105,7 @@ export function estimateQuery(q: BoundQuery): number {
     case 'worktable':
       return 10;
     case 'values':
-      return Math.max(1, q.limit === null ? q.rows.length : Math.min(q.rows.length, q.limit));
+      return Math.max(1, q.rows.length);
     default:
       return unreachable(q);
   }

@@ -101,7 +101,7 @@ export function plan(q: BoundSelect): Plan {
     });
     if (specs.every((s) => s !== null)) return Object.freeze({ kind: 'stats-aggregate', query: q, specs: specs as AggSpec[], where });
   }
-  if (rest === null && q.grouping === null && !q.distinct && q.windows === undefined && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
+  if (rest === null && q.grouping === null && !q.distinct && q.distinctOn === undefined && q.windows === undefined && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
     const orderBy = q.orderBy.map((o): OrderKey => ({ column: (o.expr as Extract<Expr, { kind: 'column' }>).name, desc: o.desc, nullsFirst: o.nullsFirst }));
     return Object.freeze({ kind: 'top-n', query: q, orderBy, where });
   }

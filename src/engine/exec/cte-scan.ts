@@ -64,12 +64,12 @@ export async function scanCte(q: BoundCteScan, runQuery: QueryRunner): Promise<Q
   }
   const res = await r;
   // Each reference gets its own row array: consumers sort and cut arrays in place.
-  return { command: 'SELECT', fields: q.cte.fields.map((f) => ({ name: f.name, type: f.type })), rows: res.rows.slice() };
+  return { command: 'SELECT', fields: q.cte.fields, rows: res.rows.slice() };
 }
 
 /** The work table of a recursive CTE: the rows its previous iteration added. */
 export function scanWorkTable(q: BoundWorkTable): QueryResult {
   const r = current().work.get(q.id);
   if (r === undefined) throw internalError(`internal error: work table of "${q.name}" scanned outside its recursive union`);
-  return { command: 'SELECT', fields: q.fields.map((f) => ({ name: f.name, type: f.type })), rows: r.rows.slice() };
+  return { command: 'SELECT', fields: q.fields, rows: r.rows.slice() };
 }

@@ -32,6 +32,7 @@ import { hasCteState, scanCte, scanWorkTable, withCteState } from './cte-scan.js
 import { runRecursiveUnion } from './set/recursive-union.js';
 import { runSetOp } from './set/set-op.js';
 import { scanValues } from './values-scan.js';
+import { uniqueRuns } from './unique.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -232,7 +233,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
 }
 
 /** What `finish` reads of a query: its outputs, order and limits. */
-type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct' | 'windows'>;
+type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct' | 'windows' | 'distinctOn'>;
 
 /** The groups of an aggregate (keys, then aggregates): HAVING, then projection, sort, LIMIT. */
 function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): Promise<QueryResult> {
@@ -261,8 +262,9 @@ async function finish(q: Finishing, batches0: RowBatch[], order: boolean, t: Run
     if (t !== null) t.sortedRows = rows.length;
     if (hidden.length > 0) {
       const keys: SortKey[] = q.orderBy.map((o, k) => ({ index: q.targets.length + k, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst }));
-      await sortRows(rows, keys, q.limit === null ? undefined : q.limit + q.offset);
+      await sortRows(rows, keys, q.limit === null || q.distinctOn !== undefined ? undefined : q.limit + q.offset);
     }
+    if (q.distinctOn !== undefined) rows = await uniqueRuns(rows, q.targets.length, q.orderBy.slice(0, q.distinctOn.length).map((o) => o.expr.type));
     rows = limitRows(rows, q.limit, q.offset);
     if (hidden.length > 0) {
       const cut = new Array<Value[]>(rows.length);

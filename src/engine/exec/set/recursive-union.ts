@@ -22,7 +22,7 @@ import { castRows, rowBytes, rowKeyer } from './rows.js';
 const CONTEXT = 'RecursiveUnion';
 
 export async function runRecursiveUnion(q: BoundRecursiveUnion, runQuery: QueryRunner): Promise<QueryResult> {
-  const fields = q.fields.map((f) => ({ name: f.name, type: f.type }));
+  const fields = q.fields;
   const key = rowKeyer(q.fields);
   const seen = q.all ? null : new Set<string>();
   const out: Value[][] = [];
