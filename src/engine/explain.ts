@@ -20,7 +20,7 @@
 import { bindPredicate, classify, describePredicate, type Predicate, type ScanStats, groupStats } from '../scan/index.js';
 import type { Table, Database } from '../table/index.js';
 import { type Field, internalError, unreachable } from '../types/index.js';
-import type { RelNode } from './join-plan.js';
+import { type RelNode, estimateQuery } from './join-plan.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from './parse.js';
 import { bindQuery, type BoundJoinSelect, type BoundSelect } from './bind.js';
 import { type Plan, planQuery } from './plan.js';
@@ -84,6 +84,11 @@ export function describePlan(p: Plan, t: RunTrace | null): Node {
       return describeUnion(p, t);
     case 'init-plans':
       throw internalError('internal error: EXPLAIN describes a plan whose InitPlans have run (exec/init-plans.ts resolveAllInitPlans)');
+    case 'cte-scan':
+    case 'worktable':
+    case 'recursive-union':
+    case 'values':
+      return describeRows(p);
     default:
       return describeSingle(p, t);
   }
@@ -129,6 +134,7 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
     cost = sortCost(cost, q.limit === null ? null : q.limit + q.offset);
     node = { cost, name: 'Sort', details: [sortKeyLine(q.orderBy, outNames)], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   }
+  if (q.distinctOn !== undefined) node = { cost, name: 'Unique', details: [], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   else if (node === node0) node = { ...node, cost };
   return node;
@@ -155,7 +161,7 @@ function describeWindows(w: WindowClause, node0: Node, names: readonly string[],
   return node;
 }
 
-function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' | 'init-plans' }>, t: RunTrace | null): Node {
+function describeSingle(p: Exclude<Plan, { kind: 'relational' | 'union' | 'init-plans' | 'cte-scan' | 'worktable' | 'recursive-union' | 'values' }>, t: RunTrace | null): Node {
   const q = p.query;
   const pushed = p.where === undefined ? null : describePredicate(bindPredicate(p.where, q.table.fields, q.table.name));
   const rowGroups = rowGroupsLine(t?.stats ?? estimate(q.table, p.where, p.kind === 'stats-aggregate'));
@@ -240,6 +246,9 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
         return { cost: { startup: 0, total: COST.returnRow, rows: 1, width: 0 }, name: 'Result', details: n.filter === null ? [] : [`One-Time Filter: ${sql(n.filter, names)}`], ...actual };
       case 'subquery': {
         const child = describePlan(planQuery(n.query), t?.subs?.get(n) ?? null);
+        // A CTE, work table or VALUES list is scanned by its own node, named as PostgreSQL names it.
+        if (n.query.kind === 'cte-scan' || n.query.kind === 'worktable' || n.query.kind === 'values')
+          return { ...child, cost: filtered(child.cost!, n.filter), name: `${child.name}${n.query.kind === 'values' || n.alias === child.name.replace(/^.* on /, '') ? '' : ` ${n.alias}`}`, details: [...child.details, ...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])], ...actual };
         return {
           cost: filtered(child.cost!, n.filter),
           name: `Subquery Scan on ${n.alias}`,
@@ -299,8 +308,10 @@ function describeUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null):
   const rc = right.cost!;
   let cost: Cost = { startup: lc.startup, total: lc.total + rc.total, rows: lc.rows + rc.rows, width: Math.max(lc.width, rc.width) };
   let node: Node = { cost, name: 'Append', details: [], children: [left, right], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
-  if (!q.all) cost = aggregateCost(cost, cost.rows, cost.width, names.length);
-  if (!q.all) node = { cost, name: 'HashAggregate', details: [`Group Key: ${names.join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  // INTERSECT / EXCEPT: PostgreSQL's HashSetOp over the Append of both sides.
+  if (q.setOp !== undefined) node = { cost: { ...cost, rows: Math.max(1, lc.rows / 2) }, name: `HashSetOp ${q.setOp === 'intersect' ? 'Intersect' : 'Except'}${q.all ? ' All' : ''}`, details: [], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
+  if (!q.all && q.setOp === undefined) cost = aggregateCost(cost, cost.rows, cost.width, names.length);
+  if (!q.all && q.setOp === undefined) node = { cost, name: 'HashAggregate', details: [`Group Key: ${names.join(', ')}`], children: [node], ...at(t, t?.sortedRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   if (q.orderBy.length > 0) cost = sortCost(cost, q.limit === null ? null : q.limit + q.offset);
   if (q.orderBy.length > 0)
     node = {
@@ -312,6 +323,33 @@ function describeUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null):
     };
   if (q.limit !== null || q.offset !== 0) node = { cost: limitCost(cost, q.limit, q.offset), name: 'Limit', details: [], children: [node], ...at(t, t?.outRows ?? 0, t?.finishAt ?? 0, t?.finishAt ?? 0) };
   return node;
+}
+
+/**
+ * CTE Scan (with the CTE's plan below it), WorkTable Scan, Recursive Union (non-recursive term,
+ * then recursive term) and Values Scan; ANALYZE shows no per-node times for them.
+ */
+function describeRows(p: Extract<Plan, { kind: 'cte-scan' | 'worktable' | 'recursive-union' | 'values' }>): Node {
+  const width = widthOf(p.query.kind === 'cte-scan' ? p.query.cte.fields.map((f) => f.type) : p.query.fields.map((f) => f.type));
+  const rows = estimateQuery(p.query);
+  const leafCost: Cost = { startup: 0, total: rows * COST.returnRow, rows, width };
+  switch (p.kind) {
+    case 'cte-scan': {
+      const child = describePlan(planQuery(p.query.cte.query), null);
+      return { cost: { ...leafCost, total: child.cost!.total + leafCost.total }, name: `CTE Scan on ${p.query.cte.name}`, details: [], children: [child] };
+    }
+    case 'worktable':
+      return { cost: leafCost, name: `WorkTable Scan on ${p.query.name}`, details: [] };
+    case 'recursive-union': {
+      const a = describePlan(planQuery(p.query.nonRecursive), null);
+      const b = describePlan(planQuery(p.query.recursive), null);
+      return { cost: { startup: a.cost!.startup, total: a.cost!.total + 10 * b.cost!.total, rows, width }, name: 'Recursive Union', details: [], children: [a, b] };
+    }
+    case 'values':
+      return { cost: leafCost, name: 'Values Scan on "*VALUES*"', details: [] };
+    default:
+      return unreachable(p);
+  }
 }
 
 /** Row-group counts the snapshot's statistics decide before reading anything. */

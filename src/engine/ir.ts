@@ -138,6 +138,11 @@ export interface SelectClauses {
   readonly offset: number;
   /** SELECT DISTINCT: duplicate output rows are removed before ORDER BY and LIMIT. */
   readonly distinct: boolean;
+  /**
+   * SELECT DISTINCT ON (keys) (./bind/distinct-on.ts): after the sort, the first row of each run
+   * of rows equal on the keys, which are the first items of `orderBy`; then LIMIT.
+   */
+  readonly distinctOn?: readonly Expr[];
   /** The subqueries of its expressions, run before it (see InitPlan). */
   readonly initPlans: readonly InitPlan[];
   /** Window function calls (WindowClause above), run after HAVING; absent when there are none. */
@@ -206,10 +211,73 @@ export interface BoundSetOp {
   readonly orderBy: readonly { readonly index: number; readonly desc: boolean; readonly nullsFirst: boolean }[];
   readonly limit: number | null;
   readonly offset: number;
+  /** INTERSECT or EXCEPT [ALL] (./exec/set/set-op.ts); absent for UNION. */
+  readonly setOp?: 'intersect' | 'except';
+}
+
+/** An output column of a query that has no select list of its own (VALUES, CTEs). */
+export interface QueryField {
+  readonly name: string;
+  readonly type: PgType;
+  /** The type with its typmod (numeric(10,2)) where `type`, the engine's, dropped it (see Target.declared). */
+  readonly declared?: PgType;
+}
+
+/**
+ * A WITH query run once per statement and scanned by every reference (PostgreSQL 15 docs
+ * 7.8.3: referenced more than once, MATERIALIZED, or recursive). `id` keys its rows in the
+ * running statement (./exec/cte-scan.ts), so that copies of the node (a bound statement with
+ * its parameters put in) still share one run. `fields` carry the CTE's column aliases.
+ */
+export interface BoundCte {
+  readonly id: number;
+  readonly name: string;
+  readonly query: BoundQuery;
+  readonly fields: readonly QueryField[];
+}
+
+/** PostgreSQL's CTE Scan: the rows of a materialized WITH query. */
+export interface BoundCteScan {
+  readonly kind: 'cte-scan';
+  readonly cte: BoundCte;
+}
+
+/** PostgreSQL's WorkTable Scan: the rows the previous iteration of recursive CTE `id` added. */
+export interface BoundWorkTable {
+  readonly kind: 'worktable';
+  readonly id: number;
+  readonly name: string;
+  readonly fields: readonly QueryField[];
+}
+
+/**
+ * WITH RECURSIVE's `non-recursive term UNION [ALL] recursive term` (PostgreSQL 15 docs 7.8.2,
+ * ./exec/set/recursive-union.ts): the recursive term reads the work table `id` and runs until it
+ * adds no row. Both terms' rows are cast to `fields`, the non-recursive term's types.
+ */
+export interface BoundRecursiveUnion {
+  readonly kind: 'recursive-union';
+  readonly id: number;
+  readonly name: string;
+  readonly all: boolean;
+  readonly nonRecursive: BoundQuery;
+  readonly recursive: BoundQuery;
+  readonly fields: readonly QueryField[];
+}
+
+/**
+ * VALUES as a query (top level, in FROM, a UNION side, a CTE): its rows' expressions already
+ * cast to the columns' types (PostgreSQL 15 docs 10.5), columns named column1, column2, ….
+ * `VALUES … ORDER BY … LIMIT …` binds as `SELECT * FROM (VALUES …) "*VALUES*" ORDER BY …`.
+ */
+export interface BoundValues {
+  readonly kind: 'values';
+  readonly rows: readonly (readonly Expr[])[];
+  readonly fields: readonly QueryField[];
 }
 
 /** Any query: a single-table SELECT keeps the BoundSelect the fast paths know. */
-export type BoundQuery = { readonly kind: 'select'; readonly select: BoundSelect } | BoundJoinSelect | BoundSetOp;
+export type BoundQuery = { readonly kind: 'select'; readonly select: BoundSelect } | BoundJoinSelect | BoundSetOp | BoundCteScan | BoundWorkTable | BoundRecursiveUnion | BoundValues;
 
 /** A result column as the front doors describe it. */
 export function outputField(t: Target): { name: string; type: PgType; declared?: PgType } {
@@ -224,6 +292,12 @@ export function queryFields(q: BoundQuery): { name: string; type: PgType; declar
     case 'join-select':
       return q.targets.map(outputField);
     case 'union':
+      return [...q.fields];
+    case 'cte-scan':
+      return [...q.cte.fields];
+    case 'worktable':
+    case 'recursive-union':
+    case 'values':
       return [...q.fields];
     default:
       return unreachable(q);
@@ -244,6 +318,10 @@ export function initPlansOf(q: BoundQuery): readonly InitPlan[] {
     case 'join-select':
       return q.initPlans;
     case 'union':
+    case 'cte-scan':
+    case 'worktable':
+    case 'recursive-union':
+    case 'values':
       return [];
     default:
       return unreachable(q);
@@ -266,6 +344,14 @@ export function mapQuery(q: BoundQuery, f: (e: Expr) => Expr, deep: boolean): Bo
     }
     case 'union':
       return deep ? Object.freeze({ ...q, left: sub(q.left), right: sub(q.right) }) : q;
+    case 'cte-scan':
+      return deep ? Object.freeze({ ...q, cte: Object.freeze({ ...q.cte, query: sub(q.cte.query) }) }) : q;
+    case 'worktable':
+      return q;
+    case 'recursive-union':
+      return deep ? Object.freeze({ ...q, nonRecursive: sub(q.nonRecursive), recursive: sub(q.recursive) }) : q;
+    case 'values':
+      return Object.freeze({ ...q, rows: Object.freeze(q.rows.map((r) => Object.freeze(r.map(f)))) });
     default:
       return unreachable(q);
   }

@@ -97,6 +97,15 @@ export function estimateQuery(q: BoundQuery): number {
       const n = estimateQuery(q.left) + estimateQuery(q.right);
       return q.limit === null ? n : Math.min(n, q.limit);
     }
+    case 'cte-scan':
+      return estimateQuery(q.cte.query);
+    case 'recursive-union':
+      // PostgreSQL's guess: ten iterations of the recursive term.
+      return estimateQuery(q.nonRecursive) + 10 * estimateQuery(q.recursive);
+    case 'worktable':
+      return 10;
+    case 'values':
+      return Math.max(1, q.rows.length);
     default:
       return unreachable(q);
   }

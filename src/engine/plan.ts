@@ -10,6 +10,12 @@
  *   relational       joins and subqueries in FROM (./join-plan.ts), then as pipeline.
  *   union            UNION [ALL] of two plans.
  *   init-plans       a query whose subqueries in expressions must run first (./exec/init-plans.ts).
+ *   cte-scan         the rows of a materialized WITH query, run once per statement (./exec/cte-scan.ts).
+ *   worktable        a recursive WITH query's previous iteration (./exec/cte-scan.ts).
+ *   recursive-union  WITH RECURSIVE's iteration (./exec/set/recursive-union.ts).
+ *   values           VALUES rows (./exec/values-scan.ts).
+ * The last four plan the queries below them when they run them (a recursive term is planned
+ * again at each iteration, over that iteration's work table).
  *
  * Every plan reads only the columns the query names. WHERE conjuncts that compare a bare
  * column with a constant of the column's own type (=, <>, <, <=, >, >=, IS [NOT] NULL, and
@@ -23,7 +29,7 @@
 import type { AggSpec, OrderKey, Predicate } from '../scan/index.js';
 import { P } from '../scan/index.js';
 import { unreachable } from '../types/index.js';
-import { type BoundJoinSelect, type BoundQuery, type BoundSelect, type BoundSetOp, initPlansOf } from './ir.js';
+import { type BoundCteScan, type BoundJoinSelect, type BoundQuery, type BoundRecursiveUnion, type BoundSelect, type BoundSetOp, type BoundValues, type BoundWorkTable, initPlansOf } from './ir.js';
 import { type Expr, E, conjuncts } from './expr.js';
 import { type RelNode, planJoins } from './join-plan.js';
 import { toPredicate } from './pushdown.js';
@@ -45,7 +51,11 @@ export type Plan =
    * (./exec/init-plans.ts), since what their rows are decides the plan (an OR list pushed into
    * the scan, a membership test).
    */
-  | { readonly kind: 'init-plans'; readonly query: BoundQuery };
+  | { readonly kind: 'init-plans'; readonly query: BoundQuery }
+  | { readonly kind: 'cte-scan'; readonly query: BoundCteScan }
+  | { readonly kind: 'worktable'; readonly query: BoundWorkTable }
+  | { readonly kind: 'recursive-union'; readonly query: BoundRecursiveUnion }
+  | { readonly kind: 'values'; readonly query: BoundValues };
 
 /** The plan of any bound query; a single-table SELECT gets `plan`'s. */
 export function planQuery(q: BoundQuery): Plan {
@@ -57,6 +67,14 @@ export function planQuery(q: BoundQuery): Plan {
       return Object.freeze({ kind: 'relational', query: q, root: planJoins(q) });
     case 'union':
       return Object.freeze({ kind: 'union', query: q, left: planQuery(q.left), right: planQuery(q.right) });
+    case 'cte-scan':
+      return Object.freeze({ kind: 'cte-scan', query: q });
+    case 'worktable':
+      return Object.freeze({ kind: 'worktable', query: q });
+    case 'recursive-union':
+      return Object.freeze({ kind: 'recursive-union', query: q });
+    case 'values':
+      return Object.freeze({ kind: 'values', query: q });
     default:
       return unreachable(q);
   }
@@ -83,7 +101,7 @@ export function plan(q: BoundSelect): Plan {
     });
     if (specs.every((s) => s !== null)) return Object.freeze({ kind: 'stats-aggregate', query: q, specs: specs as AggSpec[], where });
   }
-  if (rest === null && q.grouping === null && !q.distinct && q.windows === undefined && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
+  if (rest === null && q.grouping === null && !q.distinct && q.distinctOn === undefined && q.windows === undefined && q.limit !== null && q.orderBy.length > 0 && q.orderBy.every((o) => o.expr.kind === 'column')) {
     const orderBy = q.orderBy.map((o): OrderKey => ({ column: (o.expr as Extract<Expr, { kind: 'column' }>).name, desc: o.desc, nullsFirst: o.nullsFirst }));
     return Object.freeze({ kind: 'top-n', query: q, orderBy, where });
   }

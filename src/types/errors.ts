@@ -104,6 +104,7 @@ export const SQLSTATE = {
   duplicate_prepared_statement: '42P05',
   duplicate_table: '42P07',
   invalid_column_reference: '42P10',
+  invalid_recursion: '42P19',
   reserved_name: '42939',
   indeterminate_datatype: '42P18',
   windowing_error: '42P20',

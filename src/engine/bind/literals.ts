@@ -9,7 +9,7 @@ import type { AstFields } from '../parse.js';
 import { type Expr, E } from '../expr.js';
 import { T, engineType } from '../types.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
-import type { BoundQuery, Target } from '../ir.js';
+import { type BoundQuery, type Target, queryFields } from '../ir.js';
 import { currentContext } from '../context.js';
 
 /** Expressions whose value has a declared type beyond their engine type (see Target.declared). */
@@ -24,6 +24,7 @@ export function target(name: string, expr: Expr): Target {
 /** Per output column: still an unknown-typed literal (`SELECT 'a'`), which a UNION resolves. */
 export function queryUnknown(q: BoundQuery): boolean[] {
   if (q.kind === 'union') return q.fields.map(() => false);
+  if (q.kind !== 'select' && q.kind !== 'join-select') return queryFields(q).map(() => false);
   const targets = q.kind === 'select' ? q.select.targets : q.targets;
   return targets.map((t) => unknownLiterals.has(t.expr));
 }

@@ -18,12 +18,15 @@ import { Binder } from './select.js';
 import { Unnester, type UnnestBinders } from './unnest.js';
 
 const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l), bindQuery: (db, n) => bindQuery(db, n), isOuterReference: (e, l) => isPaxdError(e) && isOuterReference(e, l) };
+import { bindWith, cteLeaf } from './cte.js';
+import { bindValues, valuesAsSelect } from './values.js';
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
   const q = await bindQuery(db, stmt);
   if (q.kind === 'union') throw notSupported('UNION here');
   if (q.kind === 'join-select') throw notSupported('joins and subqueries in FROM here');
+  if (q.kind !== 'select') throw notSupported('WITH and VALUES here');
   return q.select;
 }
 
@@ -36,10 +39,12 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = fieldsOf(stmt);
+  if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
-  if (s.valuesLists !== undefined) throw notSupported('VALUES');
-  if (s.withClause !== undefined) throw notSupported('WITH');
-  if (s.distinctClause !== undefined && (s.distinctClause as AstNode[]).some((d) => Object.keys(d).length > 0)) throw notSupported('SELECT DISTINCT ON');
+  if (s.valuesLists !== undefined) {
+    const sorted = valuesAsSelect(s);
+    return sorted === null ? bindValues(s) : bindQuery(db, { SelectStmt: sorted });
+  }
   if (s.intoClause !== undefined) throw notSupported('SELECT INTO');
   // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
   // and a conflicting write is detected when the writer commits (docs/WIRE.md "Transactions").
@@ -77,12 +82,12 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
 }
 
 /**
- * UNION [ALL] (PostgreSQL 15 docs 7.4): each output column's type is the common type of the
+ * UNION, INTERSECT and EXCEPT [ALL] (PostgreSQL 15 docs 7.4): each output column's type is the common type of the
  * two sides' (10.5; unknown literals take it, all-unknown is text), names come from the left.
  * ORDER BY may name output columns or positions only, as in PostgreSQL.
  */
 export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp> {
-  if (s.op !== 'SETOP_UNION') throw notSupported(s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : 'EXCEPT');
+  const opName = s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : s.op === 'SETOP_EXCEPT' ? 'EXCEPT' : 'UNION';
   if (s.withClause !== undefined) throw notSupported('WITH');
   if (s.lockingClause !== undefined) throw new SqlError('unsupported', SQLSTATE.feature_not_supported, `${lockingName(s)} is not allowed with UNION/INTERSECT/EXCEPT`);
   if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
@@ -90,16 +95,16 @@ export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp>
   const right = await bindQuery(db, { SelectStmt: s.rarg as AstFields });
   const lf = queryFields(left);
   const rf = queryFields(right);
-  if (lf.length !== rf.length) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'each UNION query must have the same number of columns', positionOf(locationOf((s.rarg.targetList as AstNode[] | undefined)?.[0] ?? { x: {} })));
+  if (lf.length !== rf.length) throw new SqlError('invalid_input', SQLSTATE.syntax_error, `each ${opName} query must have the same number of columns`, positionOf(locationOf((s.rarg.targetList as AstNode[] | undefined)?.[0] ?? { x: {} })));
   const lu = queryUnknown(left);
   const ru = queryUnknown(right);
   const fields = lf.map((f, i) => {
     const typed = [...(lu[i] ? [] : [f.type]), ...(ru[i] ? [] : [rf[i]!.type])];
     const type = commonType(typed);
     if (type === null || (type.id === 'timestamptz' && typed.some((t) => t.id !== 'timestamptz'))) {
-      if (type !== null) throw notSupported('UNION mixing timestamptz with other types');
+      if (type !== null) throw notSupported(`${opName} mixing timestamptz with other types`);
       const rt = (s.rarg.targetList as AstNode[] | undefined)?.[i];
-      throw datatypeMismatch(`UNION types ${pgDisplayName(f.type)} and ${pgDisplayName(rf[i]!.type)} cannot be matched`, rt === undefined ? undefined : locationOf(fieldsOf(rt).val));
+      throw datatypeMismatch(`${opName} types ${pgDisplayName(f.type)} and ${pgDisplayName(rf[i]!.type)} cannot be matched`, rt === undefined ? undefined : locationOf(fieldsOf(rt).val));
     }
     return Object.freeze({ name: f.name, type });
   });
@@ -134,6 +139,7 @@ export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp>
     orderBy,
     limit: s.limitCount === undefined ? null : b.rowCount(s.limitCount, 'LIMIT'),
     offset: s.limitOffset === undefined ? 0 : (b.rowCount(s.limitOffset, 'OFFSET') ?? 0),
+    ...(opName === 'UNION' ? {} : { setOp: opName === 'INTERSECT' ? ('intersect' as const) : ('except' as const) }),
   });
 }
 
@@ -198,6 +204,8 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
   switch (kindOf(node)) {
     case 'RangeVar': {
       if (n.catalogname !== undefined || (n.schemaname !== undefined && n.schemaname !== 'public')) throw notSupported('qualified names with schema or database', n.location);
+      const cte = cteLeaf(n);
+      if (cte !== null) return addLeaf(leaves, n.alias, cte.name, cte.fields, cte.source, n.location);
       const table = await openTable(db, n.relname as string, n.location as number);
       return addLeaf(leaves, n.alias, table.name, table.fields, { kind: 'table', table }, n.location);
     }

@@ -18,6 +18,7 @@ import { outputName, hasAggregate } from './ast.js';
 import type { ColumnSource, Mode, SelectCore } from './scope.js';
 import { ExprBinder } from './expressions.js';
 import { WindowBinding, windowOnlyWithoutOver } from './window.js';
+import { distinctOnOf } from './distinct-on.js';
 
 export class Binder extends ExprBinder {
   /** Window function calls of the SELECT being bound (./window.ts). */
@@ -92,7 +93,8 @@ export class Binder extends ExprBinder {
     const orderBy: OrderItem[] = ((s.sortClause ?? []) as AstNode[]).map((o) => this.orderItem(fieldsOf(o), targets, mode));
     this.win.allowed = false;
     if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') throw notSupported('FETCH FIRST … WITH TIES');
-    const distinct = s.distinctClause !== undefined;
+    const on = distinctOnOf(s, orderBy, (node) => this.orderItem({ node }, targets, mode));
+    const distinct = s.distinctClause !== undefined && on === null;
     if (distinct) {
       const keys = new Set(targets.map((t) => exprKey(t.expr)));
       if (orderBy.some((o) => !keys.has(exprKey(o.expr))))
@@ -104,8 +106,9 @@ export class Binder extends ExprBinder {
       grouping: grouped === null ? null : { keys: grouped.keys, aggs: grouped.aggs },
       having,
       targets: win.clause === undefined ? targets : targets.map((t) => Object.freeze({ ...t, expr: win.place(t.expr) })),
-      orderBy: win.clause === undefined ? orderBy : orderBy.map((o) => ({ ...o, expr: win.place(o.expr) })),
+      orderBy: win.clause === undefined ? (on?.orderBy ?? orderBy) : (on?.orderBy ?? orderBy).map((o) => ({ ...o, expr: win.place(o.expr) })),
       ...(win.clause === undefined ? {} : { windows: win.clause }),
+      ...(on === null ? {} : { distinctOn: on.keys }),
       limit: s.limitCount === undefined ? null : this.count(s.limitCount, 'LIMIT'),
       offset: s.limitOffset === undefined ? 0 : (this.count(s.limitOffset, 'OFFSET') ?? 0),
       distinct,

@@ -66,6 +66,13 @@ export async function resolveAllInitPlans(q: BoundQuery, runQuery: QueryRunner):
       for (const l of top.leaves) leaves.push(l.source.kind !== 'subquery' ? l : Object.freeze({ ...l, source: Object.freeze({ kind: 'subquery', query: await resolveAllInitPlans(l.source.query, runQuery) }) }));
       return Object.freeze({ ...top, leaves: Object.freeze(leaves) });
     }
+    case 'cte-scan':
+      return Object.freeze({ ...top, cte: Object.freeze({ ...top.cte, query: await resolveAllInitPlans(top.cte.query, runQuery) }) });
+    case 'recursive-union':
+      return Object.freeze({ ...top, nonRecursive: await resolveAllInitPlans(top.nonRecursive, runQuery), recursive: await resolveAllInitPlans(top.recursive, runQuery) });
+    case 'worktable':
+    case 'values':
+      return top;
     default:
       return unreachable(top);
   }

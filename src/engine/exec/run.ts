@@ -30,6 +30,11 @@ import { ctidColumn, isCtidField } from '../ctid.js';
 import { tick, yieldIfDue, yieldNow } from '../context.js';
 import { windowAgg } from './window/window-agg.js';
 import { isWorkMemExceeded } from '../errors.js';
+import { hasCteState, scanCte, scanWorkTable, withCteState } from './cte-scan.js';
+import { runRecursiveUnion } from './set/recursive-union.js';
+import { runSetOp } from './set/set-op.js';
+import { scanValues } from './values-scan.js';
+import { uniqueRuns } from './unique.js';
 
 /**
  * What EXPLAIN ANALYZE shows (../explain.ts), filled in by `run` when given: the scan's
@@ -67,6 +72,8 @@ export function runQuery(q: BoundQuery, trace?: RunTrace): Promise<QueryResult> 
 }
 
 export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
+  // The outermost run of a statement holds its CTE rows and work tables (./cte-scan.ts).
+  if (!hasCteState()) return withCteState(() => run(p, trace));
   const t = trace ?? null;
   const now = () => (t === null ? 0 : performance.now() - t.start);
   switch (p.kind) {
@@ -76,6 +83,14 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       return runUnion(p, t);
     case 'init-plans':
       return run(planQuery(await resolveInitPlans(p.query, runQuery)), trace);
+    case 'cte-scan':
+      return scanCte(p.query, runQuery);
+    case 'worktable':
+      return scanWorkTable(p.query);
+    case 'recursive-union':
+      return runRecursiveUnion(p.query, runQuery);
+    case 'values':
+      return scanValues(p.query);
     case 'stats-aggregate': {
       const q = p.query;
       const r = await q.table.aggregate(p.specs, p.where, { interrupt: yieldIfDue });
@@ -211,6 +226,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
   const sides: [RunTrace, RunTrace] | undefined = t === null ? undefined : [{ ...newTrace(), start: t.start }, { ...newTrace(), start: t.start }];
   if (t !== null && sides !== undefined) t.sides = sides;
   const results = [await run(p.left, sides?.[0]), await run(p.right, sides?.[1])];
+  if (q.setOp !== undefined) return runSetOp(q, results[0]!, results[1]!);
   let rows: Value[][] = [];
   for (const r of results) {
     const casts = q.fields.map((f, i) => {
@@ -231,7 +247,7 @@ async function runUnion(p: Extract<Plan, { kind: 'union' }>, t: RunTrace | null)
 }
 
 /** What `finish` reads of a query: its outputs, order and limits. */
-type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct' | 'windows'>;
+type Finishing = Pick<BoundSelect, 'targets' | 'orderBy' | 'limit' | 'offset' | 'distinct' | 'windows' | 'distinctOn'>;
 
 /** The groups of an aggregate (keys, then aggregates): HAVING, then projection, sort, LIMIT. */
 function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBatch, t: RunTrace | null, now: () => number): Promise<QueryResult> {
@@ -268,8 +284,9 @@ async function finish(q: Finishing, batches0: RowBatch[], order: boolean, t: Run
     if (t !== null) t.sortedRows = rows.length;
     if (hidden.length > 0) {
       const keys: SortKey[] = q.orderBy.map((o, k) => ({ index: q.targets.length + k, type: o.expr.type, desc: o.desc, nullsFirst: o.nullsFirst }));
-      await sortRows(rows, keys, q.limit === null ? undefined : q.limit + q.offset);
+      await sortRows(rows, keys, q.limit === null || q.distinctOn !== undefined ? undefined : q.limit + q.offset);
     }
+    if (q.distinctOn !== undefined) rows = await uniqueRuns(rows, q.targets.length, q.orderBy.slice(0, q.distinctOn.length).map((o) => o.expr.type));
     rows = limitRows(rows, q.limit, q.offset);
     if (hidden.length > 0) {
       const cut = new Array<Value[]>(rows.length);
