@@ -13,7 +13,7 @@
  */
 import { type DecimalValue, type Value, DECIMAL_ZERO, addDecimal, averageDecimal, formatDecimalValue, parseDecimalValue } from '../../../types/index.js';
 import type { AggCall } from '../../ir.js';
-import { type AggState, accumulate, collect, final } from '../hash-aggregate.js';
+import { type AggState, accumulate, collect, final } from '../agg-state.js';
 import { compare } from '../kernels.js';
 import { frameSegments } from './frame.js';
 import { type PartitionView, rowOf } from './view.js';
