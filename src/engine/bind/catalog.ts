@@ -78,7 +78,8 @@ export function aggregateType(fn: AggName, t: PgType, location?: number): PgType
     case 'min':
     case 'max':
       if (t.id === 'bool' || t.id === 'jsonb' || t.id === 'uuid') throw sig();
-      return t;
+      // PostgreSQL has no min/max(varchar): varchar resolves to min/max(text), typed text.
+      return t.id === 'varchar' ? T.text : t;
     default:
       return unreachable(fn);
   }
