@@ -25,7 +25,8 @@
  *
  *   regexFor('^text 9[0-9]$', false).test('text 91')  // true
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { SQLSTATE } from '../../types/index.js';
 import { notSupported, SqlError } from '../errors.js';
 
@@ -61,9 +62,17 @@ export function regexFor(pattern: string, ci: boolean): RegexMatcher {
   return re;
 }
 
+/** re2js, loaded by the first pattern: a statement without one (`paxd sql "select 1"`) does not pay its ~10 ms of start-up. */
+let re2jsClass: typeof RE2JS | undefined;
+
+function re2(): typeof RE2JS {
+  re2jsClass ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  return re2jsClass;
+}
+
 function linear(src: string): RegexMatcher {
   try {
-    return RE2JS.compile(src, RE2JS.DOTALL);
+    return re2().compile(src, re2().DOTALL);
   } catch (e) {
     throw invalid((e as Error).message.replace(/^error parsing regexp: /, ''));
   }
