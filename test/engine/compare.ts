@@ -1,10 +1,12 @@
 /**
  * Running one statement on paxd and on PostgreSQL and comparing the outcomes, shared by the
- * engine's data-driven suites (./differential.test.ts, ./statements.test.ts).
+ * engine's data-driven suites (./differential.test.ts, ./statements.test.ts, and the feature
+ * suites: window-, functions-, subquery-differential, cte).
  */
 import { query, textRows, commandTag, type QueryOptions } from '../../src/engine/index.js';
 import type { Database } from '../../src/table/database.js';
 import pgdriver from 'pg';
+import * as assert from 'uvu/assert';
 import { PgQueryError, type Postgres } from '../support/pg.js';
 
 export const NULL = '<NULL>';
@@ -124,4 +126,29 @@ export async function runPgCommand(pg: Postgres, sql: string): Promise<Outcome> 
     if (e instanceof PgQueryError) return { ok: false, code: e.sqlstate, message: e.message };
     throw e;
   }
+}
+
+/**
+ * The differential check of one fixture statement (./differential-setup.ts `Fixture`), shared by
+ * every data-driven suite: with a `-- paxd: XXXXX` line paxd must fail with that SQLSTATE;
+ * otherwise paxd fails with PostgreSQL's SQLSTATE where PostgreSQL fails, or answers its rows
+ * (in order when the outermost query has ORDER BY). True when both answered rows, so that a
+ * suite can go on to compare more (result types).
+ */
+export async function checkFixture(f: { sql: string; expect: string | null }, mine: Outcome, theirs: () => Promise<Outcome>): Promise<boolean> {
+  if (f.expect !== null) {
+    assert.ok(!mine.ok && mine.code === f.expect, `expected paxd to fail with ${f.expect}, got ${JSON.stringify(mine).slice(0, 300)}`);
+    return false;
+  }
+  const pg = await theirs();
+  if (!pg.ok) {
+    assert.ok(!mine.ok, `PostgreSQL failed with ${pg.code} (${pg.message}), paxd answered ${JSON.stringify(mine).slice(0, 300)}`);
+    assert.is(mine.code, pg.code, `paxd: ${mine.message}; PostgreSQL: ${pg.message}`);
+    return false;
+  }
+  assert.ok(mine.ok, `paxd failed with ${!mine.ok ? `${mine.code} ${mine.message}` : ''}`);
+  if (!mine.ok) return false;
+  const diff = sameRows(isOrdered(f.sql), pg.rows, mine.rows);
+  assert.ok(diff === null, diff ?? '');
+  return true;
 }

@@ -9,7 +9,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOrdered, runPaxd, runPg, sameRows } from './compare.js';
+import { checkFixture, runPaxd, runPg } from './compare.js';
 import { query } from '../../src/engine/index.js';
 import { pgDisplayName } from '../../src/types/index.js';
 import type { Database } from '../../src/table/database.js';
@@ -35,21 +35,7 @@ async function paxdTypes(db: Database, sql: string): Promise<string[]> {
 for (const f of loadFixtures('sql-cte')) {
   test(`${f.file}: ${f.sql.replace(/\s+/g, ' ').slice(0, 150)}`, async () => {
     const { db, pg } = await setupRelational();
-    const mine = await runPaxd(db, f.sql);
-    if (f.expect !== null) {
-      assert.ok(!mine.ok && mine.code === f.expect, `expected paxd to fail with ${f.expect}, got ${JSON.stringify(mine).slice(0, 300)}`);
-      return;
-    }
-    const theirs = await runPg(pg, pgSql(f.sql));
-    if (!theirs.ok) {
-      assert.ok(!mine.ok, `PostgreSQL failed with ${theirs.code} (${theirs.message}), paxd answered ${JSON.stringify(mine).slice(0, 300)}`);
-      assert.is(mine.code, theirs.code, `paxd: ${mine.message}; PostgreSQL: ${theirs.message}`);
-      return;
-    }
-    assert.ok(mine.ok, `paxd failed with ${!mine.ok ? `${mine.code} ${mine.message}` : ''}`);
-    if (!mine.ok) return;
-    const diff = sameRows(isOrdered(f.sql), theirs.rows, mine.rows);
-    assert.ok(diff === null, diff ?? '');
+    if (!(await checkFixture(f, await runPaxd(db, f.sql), () => runPg(pg, pgSql(f.sql))))) return;
     const types = await pgTypes(pg, f.sql);
     if (types !== null) assert.equal(await paxdTypes(db, f.sql), types, 'result column types');
   });

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { Database } from '../../src/table/database.js';
 import { startPostgres } from '../support/pg.js';
 import { copyFromStdin, pgColumns } from '../support/tpch.js';
-import { isOrdered, openPgSession, runPaxd, sameRows, type PgSession } from './compare.js';
+import { checkFixture, openPgSession, runPaxd, type PgSession } from './compare.js';
 import { tempDir } from '../support/tmp.js';
 import { buildPaxdTable, differentialTables, loadFixtures } from './differential-setup.js';
 
@@ -41,21 +41,7 @@ function setup(): Promise<Env> {
 for (const f of [...loadFixtures('sql-tpch'), ...loadFixtures('sql-subquery')]) {
   test(`${f.file}: ${f.sql}`, async () => {
     const { db, session } = await setup();
-    const mine = await runPaxd(db, f.sql);
-    if (f.expect !== null) {
-      assert.ok(!mine.ok && mine.code === f.expect, `expected paxd to fail with ${f.expect}, got ${JSON.stringify(mine).slice(0, 300)}`);
-      return;
-    }
-    const theirs = await session.run(f.sql);
-    if (!theirs.ok) {
-      assert.ok(!mine.ok, `PostgreSQL failed with ${theirs.code} (${theirs.message}), paxd answered ${JSON.stringify(mine).slice(0, 300)}`);
-      assert.is(mine.code, theirs.code, `paxd: ${mine.message}; PostgreSQL: ${theirs.message}`);
-      return;
-    }
-    assert.ok(mine.ok, `paxd failed with ${!mine.ok ? `${mine.code} ${mine.message}` : ''}`);
-    if (!mine.ok) return;
-    const diff = sameRows(isOrdered(f.sql), theirs.rows, mine.rows);
-    assert.ok(diff === null, diff ?? '');
+    await checkFixture(f, await runPaxd(db, f.sql), () => session.run(f.sql));
   });
 }
 

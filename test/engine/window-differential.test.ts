@@ -14,7 +14,7 @@ import { query } from '../../src/engine/index.js';
 import { typeOid } from '../../src/pgwire/codec/oids.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { copyFromStdin, pgColumns } from '../support/tpch.js';
-import { isOrdered, openPgSession, runPaxd, sameRows, type PgSession } from './compare.js';
+import { checkFixture, openPgSession, runPaxd, type PgSession } from './compare.js';
 import { tempDir } from '../support/tmp.js';
 import { buildPaxdTable, differentialTables, loadFixtures } from './differential-setup.js';
 
@@ -48,21 +48,7 @@ function setup(): Promise<Env> {
 for (const f of loadFixtures('sql-window')) {
   test(`${f.file}: ${f.sql}`, async () => {
     const { db, session, client } = await setup();
-    const mine = await runPaxd(db, f.sql);
-    if (f.expect !== null) {
-      assert.ok(!mine.ok && mine.code === f.expect, `expected paxd to fail with ${f.expect}, got ${JSON.stringify(mine).slice(0, 300)}`);
-      return;
-    }
-    const theirs = await session.run(f.sql);
-    if (!theirs.ok) {
-      assert.ok(!mine.ok, `PostgreSQL failed with ${theirs.code} (${theirs.message}), paxd answered ${JSON.stringify(mine).slice(0, 300)}`);
-      assert.is(mine.code, theirs.code, `paxd: ${mine.message}; PostgreSQL: ${theirs.message}`);
-      return;
-    }
-    assert.ok(mine.ok, `paxd failed with ${!mine.ok ? `${mine.code} ${mine.message}` : ''}`);
-    if (!mine.ok) return;
-    const diff = sameRows(isOrdered(f.sql), theirs.rows, mine.rows);
-    assert.ok(diff === null, diff ?? '');
+    if (!(await checkFixture(f, await runPaxd(db, f.sql), () => session.run(f.sql)))) return;
     const described = await client.query({ text: f.sql, rowMode: 'array' });
     const r = await query(db, f.sql);
     assert.equal(
