@@ -161,7 +161,7 @@ test('timestamptz[] values print in the session time zone, as PostgreSQL prints 
   assert.equal(problems, []);
 });
 
-test('what paxd cannot do with arrays is 0A000 where PostgreSQL answers', async () => {
+test('arrays paxd does not handle yet are 0A000 where PostgreSQL answers; those it handles answer as PostgreSQL', async () => {
   for (const sql of [
     'SELECT array_agg(i4) || 1 AS a FROM arr',
     'SELECT array_agg(x) AS a FROM (SELECT array_agg(i4) AS x FROM arr) s',
@@ -171,10 +171,9 @@ test('what paxd cannot do with arrays is 0A000 where PostgreSQL answers', async 
   ]) {
     const [got, want] = await both(sql);
     assert.ok(!want[0]!.includes(' E '), `PostgreSQL: ${sql}: ${want[0]}`);
-    assert.ok(
-      got.every((g) => g.includes('E 0A000')),
-      `paxd: ${sql}: ${got.join(' / ')}`,
-    );
+    if (got.every((g) => g.includes('E 0A000'))) continue;
+    // Built since (array || and ARRAY[…] over expressions: src/engine/functions/arrays.ts): PostgreSQL's answer, in text and binary.
+    assert.equal(got, want, `paxd: ${sql}`);
   }
 });
 
