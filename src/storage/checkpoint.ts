@@ -205,6 +205,17 @@ function fieldIdsOf(groups: readonly GroupJson[], of: (g: GroupJson) => Record<s
 }
 
 /** A bounds-checked little-endian reader over a checkpoint's payload. */
+/** A checkpoint's or manifest's head: a u32 length, then that many bytes of UTF-8 JSON; XX001 naming `what` when it is not. */
+export function readJsonHead(r: In, path: string, what: string): unknown {
+  const headLength = r.u32('the head length');
+  try {
+    return JSON.parse(DEC.decode(r.take(headLength, 'the head')));
+  } catch (e) {
+    if (e instanceof SyntaxError || e instanceof TypeError) throw corruption(path, FRAME_HEADER_BYTES + 4, `${what} ${path}: the head is not valid UTF-8 JSON`);
+    throw e;
+  }
+}
+
 export class In {
   private readonly view: DataView;
   at = 0;
@@ -329,14 +340,7 @@ function lazyGroup(rows: number, live: number, i: number, sections: readonly Sec
 export function decodeCheckpoint(bytes: Uint8Array, path: string, check: (v: unknown) => string | null): SnapshotJson {
   const payload = decodeFrameBytes(CHECKPOINT_FRAME, bytes, path);
   const r = new In(payload, path);
-  const headLength = r.u32('the head length');
-  let head: unknown;
-  try {
-    head = JSON.parse(DEC.decode(r.take(headLength, 'the head')));
-  } catch (e) {
-    if (e instanceof SyntaxError || e instanceof TypeError) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: the head is not valid UTF-8 JSON`);
-    throw e;
-  }
+  const head = readJsonHead(r, path, 'checkpoint');
   if (typeof head !== 'object' || head === null || !Array.isArray((head as { files?: unknown }).files)) throw corruption(path, FRAME_HEADER_BYTES + 4, `checkpoint ${path}: the head has no files array`);
   const files = (head as { files: unknown[] }).files;
   const outFiles = decodeGroups(r, payload, path, files);

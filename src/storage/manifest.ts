@@ -36,7 +36,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { corruption } from '../types/index.js';
-import { DEC, decodeGroups, ENC, encodeGroups, In, Out } from './checkpoint.js';
+import { DEC, decodeGroups, ENC, encodeGroups, In, Out, readJsonHead } from './checkpoint.js';
 import { decodeFrameBytes, encodeFrame, encodeFrameBytes, FRAME_HEADER_BYTES, FRAME_PAYLOAD_CRC_OFFSET, type FrameKind } from './frame.js';
 import type { DataFileJson, SnapshotJson } from './snapshot-types.js';
 
@@ -101,14 +101,7 @@ export function decodeManifest(bytes: Uint8Array, path: string, ref: ManifestRef
   const crc = payloadCrcOf(bytes);
   if (crc !== ref.crc) throw corruption(path, FRAME_PAYLOAD_CRC_OFFSET, `manifest ${path}: payload crc32 0x${crc.toString(16)}, its manifest list says 0x${ref.crc.toString(16)}`);
   const r = new In(payload, path, FRAME_HEADER_BYTES, 'manifest');
-  const headLength = r.u32('the head length');
-  let head: unknown;
-  try {
-    head = JSON.parse(DEC.decode(r.take(headLength, 'the head')));
-  } catch (e) {
-    if (e instanceof SyntaxError || e instanceof TypeError) throw corruption(path, FRAME_HEADER_BYTES + 4, `manifest ${path}: the head is not valid UTF-8 JSON`);
-    throw e;
-  }
+  const head = readJsonHead(r, path, 'manifest');
   const h = head as { table?: unknown; files?: unknown };
   if (typeof head !== 'object' || head === null || h.table !== table || !Array.isArray(h.files)) throw corruption(path, FRAME_HEADER_BYTES + 4, `manifest ${path}: the head is not {"table": "${table}", "files": [...]}`);
   if (h.files.length !== ref.files) throw corruption(path, FRAME_HEADER_BYTES + 4, `manifest ${path} holds ${h.files.length} files, its manifest list says ${ref.files}`);
