@@ -7,6 +7,7 @@
  *   await d.stop();
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ROOT } from '../support/spawn.js';
@@ -74,4 +75,24 @@ export function percentiles(xs: readonly number[]): { n: number; p50: number; p9
   const s = [...xs].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
   return { n: s.length, p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? 0 };
+}
+
+/** A node-postgres client of the daemon (user paxd, database paxd) or of PostgreSQL (user postgres), over TCP on loopback. */
+export async function connect(port: number, user: string): Promise<pg.Client> {
+  const c = new pg.Client({ host: '127.0.0.1', port, user, database: user === 'postgres' ? 'postgres' : 'paxd' });
+  await c.connect();
+  c.on('error', () => {});
+  return c;
+}
+
+/** Runs `sql`; its SQLSTATE ('' when it answered, with its rows as JSON) and how long it took. */
+export async function outcome(c: pg.Client, sql: string): Promise<{ code: string; ms: number; message: string; rows?: string }> {
+  const t0 = performance.now();
+  try {
+    const r = await c.query({ text: sql, rowMode: 'array' });
+    return { code: '', ms: performance.now() - t0, message: '', rows: JSON.stringify(r.rows) };
+  } catch (e) {
+    const x = e as { code?: string; message?: string };
+    return { code: x.code ?? 'none', ms: performance.now() - t0, message: (x.message ?? '').slice(0, 120) };
+  }
 }

@@ -17,12 +17,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import pg from 'pg';
 import { Database } from '../../src/table/database.js';
 import { columnOf, type Value } from '../../src/types/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-import { percentiles, rssOf, serveLimited, type Limited } from './daemon.js';
+import { percentiles, rssOf, serveLimited, type Limited, connect, outcome } from './daemon.js';
 
 const SOAK = process.env.PAXD_SOAK === '1';
 const ROWS = SOAK ? 100_000 : 20_000;
@@ -154,24 +153,7 @@ async function loadTables(dir: string): Promise<void> {
   await pgsrv.query(copy);
 }
 
-async function connect(port: number, user: string): Promise<pg.Client> {
-  const c = new pg.Client({ host: '127.0.0.1', port, user, database: user === 'postgres' ? 'postgres' : 'paxd' });
-  await c.connect();
-  c.on('error', () => {});
-  return c;
-}
 
-/** Runs `sql`; its SQLSTATE ('' when it answered, with its rows as JSON) and how long it took. */
-async function outcome(c: pg.Client, sql: string): Promise<{ code: string; ms: number; message: string; rows?: string }> {
-  const t0 = performance.now();
-  try {
-    const r = await c.query({ text: sql, rowMode: 'array' });
-    return { code: '', ms: performance.now() - t0, message: '', rows: JSON.stringify(r.rows) };
-  } catch (e) {
-    const x = e as { code?: string; message?: string };
-    return { code: x.code ?? 'none', ms: performance.now() - t0, message: (x.message ?? '').slice(0, 120) };
-  }
-}
 
 test.before(async () => {
   pgsrv = await startPostgres();

@@ -10,12 +10,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect as tcpConnect } from 'node:net';
-import pg from 'pg';
+import type pg from 'pg';
 import { Database } from '../../src/table/database.js';
 import { columnOf, type Value } from '../../src/types/index.js';
 import { startPostgres, type Postgres } from '../support/pg.js';
 import { tempDir } from '../support/tmp.js';
-import { percentiles, rssOf, serveLimited, type Limited } from './daemon.js';
+import { percentiles, rssOf, serveLimited, type Limited, connect, outcome } from './daemon.js';
 
 const ROWS = 2_000;
 const TIMEOUT_MS = 2_000;
@@ -76,12 +76,6 @@ async function loadTables(dir: string): Promise<void> {
   await pgsrv.query(`DROP TABLE IF EXISTS a; CREATE TABLE a (id int4);\nCOPY a FROM STDIN;\n${ids.join('\n')}\n\\.\nANALYZE a;\n`);
 }
 
-async function connect(port: number, user: string): Promise<pg.Client> {
-  const c = new pg.Client({ host: '127.0.0.1', port, user, database: user === 'postgres' ? 'postgres' : 'paxd' });
-  await c.connect();
-  c.on('error', () => {});
-  return c;
-}
 
 /** A CancelRequest for `c`'s backend (PostgreSQL protocol 53.2.9: length 16, code 80877102, pid, key). */
 function sendCancel(port: number, c: pg.Client): Promise<void> {
@@ -98,16 +92,6 @@ function sendCancel(port: number, c: pg.Client): Promise<void> {
   });
 }
 
-async function outcome(c: pg.Client, sql: string): Promise<{ code: string; ms: number; message: string; rows?: string }> {
-  const t0 = performance.now();
-  try {
-    const r = await c.query({ text: sql, rowMode: 'array' });
-    return { code: '', ms: performance.now() - t0, message: '', rows: JSON.stringify(r.rows) };
-  } catch (e) {
-    const x = e as { code?: string; message?: string };
-    return { code: x.code ?? 'none', ms: performance.now() - t0, message: (x.message ?? '').slice(0, 120) };
-  }
-}
 
 test.before(async () => {
   pgsrv = await startPostgres();
