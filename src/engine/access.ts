@@ -11,7 +11,8 @@
  *   DELETE             DELETE on the target (SELECT too with WHERE or RETURNING), SELECT on USING
  *   TRUNCATE           TRUNCATE on each table
  *   CREATE TABLE       CREATE on schema public; the creator owns the table
- *   DROP/ALTER TABLE   ownership
+ *   CREATE VIEW, CREATE TABLE AS, SELECT INTO   the same, and SELECT on the tables the query reads
+ *   DROP/ALTER TABLE   ownership (DROP VIEW too)
  *   COPY t FROM STDIN  INSERT on t (authorizeCopyFrom; COPY TO runs a SELECT through here)
  *   COPY … 'file'      refused to everyone (42501), as the wire refuses it
  *
@@ -77,7 +78,11 @@ function needs(stmt: AstNode): Need[] {
   const ctes = cteNames(stmt, new Set());
   switch (kindOf(stmt)) {
     case 'SelectStmt':
+      if (s.intoClause !== undefined) return [['', 'CREATE'], ...reads({ ...s, intoClause: undefined }, ctes)];
       return reads(stmt, ctes);
+    case 'ViewStmt':
+    case 'CreateTableAsStmt':
+      return [['', 'CREATE'], ...reads(s.query, ctes)];
     case 'ExplainStmt':
       return needs(s.query as AstNode);
     case 'InsertStmt': {
@@ -105,7 +110,7 @@ function needs(stmt: AstNode): Need[] {
     case 'AlterTableStmt':
       return [[nameOf(s.relation as AstFields), 'OWNER']];
     case 'DropStmt':
-      if (s.removeType !== 'OBJECT_TABLE') return [];
+      if (s.removeType !== 'OBJECT_TABLE' && s.removeType !== 'OBJECT_VIEW') return [];
       return ((s.objects ?? []) as AstNode[]).map((o) => {
         const parts = (fieldsOf(o).items as AstNode[]).map(str);
         return [parts[parts.length - 1]!, 'OWNER'] as const;

@@ -10,7 +10,7 @@
  * execution, parameter values and InitPlans (subqueries) put in place (./exec/params.ts,
  * ./exec/init-plans.ts) → plan (what the scan layer answers: pushed predicates, statistics,
  * top-N) → exec (vectorized operators over batches) → result. EXPLAIN [ANALYZE] renders a plan
- * (./explain.ts); CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE and TRUNCATE live in
+ * (./explain.ts); CREATE/ALTER/DROP TABLE, CREATE/DROP VIEW, CREATE TABLE AS, INSERT, UPDATE, DELETE and TRUNCATE live in
  * ./statements/. What is not supported yet fails with 0A000 naming the feature, never with a
  * wrong answer.
  */
@@ -18,7 +18,7 @@ import type { Database } from '../table/index.js';
 import type { Value } from '../types/index.js';
 import { type AstNode, fieldsOf, kindOf, parseSql } from './parse.js';
 import { explain } from './explain.js';
-import { alterRole, alterTable, createRole, createTable, deleteFrom, describeDelete, describeInsert, describeUpdate, dropOwned, dropRole, dropTable, grant, reassignOwned, grantRole, insert, truncate, update } from './statements/index.js';
+import { alterRole, alterTable, createRole, createTable, createTableAs, createView, dropView, isSelectInto, deleteFrom, describeDelete, describeInsert, describeUpdate, dropOwned, dropRole, dropTable, grant, reassignOwned, grantRole, insert, truncate, update } from './statements/index.js';
 import { authorize, createOwned } from './access.js';
 import { bindQuery, queryFields } from './bind.js';
 import type { BoundQuery } from './ir.js';
@@ -103,7 +103,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
   // A SELECT binds here, once: in the infer phase (which types its `$n`), and when it has
   // parameters once more in the generic phase (./context.ts), which every execution reuses.
   // One that folded the statement's time (now(), CURRENT_DATE) binds again at each execution.
-  const select = stmt !== null && kindOf(stmt) === 'SelectStmt' ? await withContext(infer, () => bindQuery(db, stmt)) : null;
+  const select = stmt !== null && kindOf(stmt) === 'SelectStmt' && !isSelectInto(stmt) ? await withContext(infer, () => bindQuery(db, stmt)) : null;
   const fields = stmt === null ? null : select !== null ? queryFields(select) : await withContext(infer, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
   let bound = select === null || readStatementTime(infer) ? null : select;
@@ -190,6 +190,7 @@ async function describe(db: Database, stmt: AstNode, types: (PgType | null)[]): 
   const s = fieldsOf(stmt);
   switch (kindOf(stmt)) {
     case 'SelectStmt':
+      if (isSelectInto(stmt)) return null;
       return queryFields(await bindQuery(db, stmt));
     case 'ExplainStmt':
       if (kindOf(s.query as AstNode) === 'SelectStmt') await bindQuery(db, s.query as AstNode);
@@ -210,6 +211,7 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
   const kind = kindOf(stmt);
   const s = fieldsOf(stmt);
   const who = await authorize(db, stmt);
+  if (isSelectInto(stmt)) return createTableAs(db, who, stmt);
   switch (kind) {
     case 'CreateStmt':
       return createOwned(db, who, s, () => createTable(db, s));
@@ -227,7 +229,12 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return reassignOwned(db, who, s);
     case 'DropOwnedStmt':
       return dropOwned(db, who, s);
+    case 'ViewStmt':
+      return createView(db, who, stmt);
+    case 'CreateTableAsStmt':
+      return createTableAs(db, who, stmt);
     case 'DropStmt':
+      if (s.removeType === 'OBJECT_VIEW') return dropView(db, s);
       return dropTable(db, s);
     case 'AlterTableStmt':
       return alterTable(db, s);

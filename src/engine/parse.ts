@@ -96,8 +96,18 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
     const start = s.stmt_location ?? 0;
     const end = s.stmt_len === undefined || s.stmt_len === 0 ? undefined : start + s.stmt_len;
     const text = bytes === null ? sql.slice(start, end) : bytes.toString('utf8', start, end ?? bytes.byteLength);
-    return Object.freeze({ ast: freezeTree(s.stmt, chars), text, offset: toChar(chars, start) });
+    const parsed = Object.freeze({ ast: freezeTree(s.stmt, chars), text, offset: toChar(chars, start) });
+    SOURCES.set(parsed.ast, parsed);
+    return parsed;
   });
+}
+
+/** Each parse tree's statement, for the statements that keep their text (CREATE VIEW, src/engine/statements/view.ts). */
+const SOURCES = new WeakMap<AstNode, ParsedStatement>();
+
+/** The statement `ast` was parsed from (its text, and the offset its `location`s count from), or null. */
+export function sourceOf(ast: AstNode): ParsedStatement | null {
+  return SOURCES.get(ast) ?? null;
 }
 
 /**

@@ -72,6 +72,11 @@ export function isDropped(s: SnapshotJson): boolean {
   return s.operation === 'drop';
 }
 
+/** A view (CREATE VIEW): a catalog entry like a table's, whose snapshot holds its definition and no files (docs/FORMAT.md "Views"). */
+export function isView(s: SnapshotJson): boolean {
+  return s.view !== undefined;
+}
+
 /**
  * The incarnation a snapshot belongs to: the id of the 'create' snapshot that began it. A
  * table created once is incarnation 1 (`incarnation` absent); a re-create after DROP TABLE

@@ -19,7 +19,7 @@
  */
 import { corruption } from '../types/index.js';
 import { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
-import type { AoSegmentJson, DataFileJson, FieldJson, GroupJson, IngestedFileJson, SnapshotJson, TableOptionsJson } from './snapshot-types.js';
+import type { AoSegmentJson, DataFileJson, FieldJson, GroupJson, IngestedFileJson, SnapshotJson, TableOptionsJson, ViewJson } from './snapshot-types.js';
 
 export const DELTA_MAGIC = new Uint8Array([0x50, 0x58, 0x44, 0x4c]); // "PXDL"
 export const DELTA_FRAME: FrameKind = { noun: 'delta', magic: DELTA_MAGIC };
@@ -57,6 +57,8 @@ export interface DeltaHead {
   fields: FieldJson[];
   nextFieldId: number;
   summary?: Record<string, string | number>;
+  /** A view's definition (SnapshotJson.view), carried whole like the schema. */
+  view?: ViewJson;
 }
 
 /** The empty state a create applies to. */
@@ -93,6 +95,7 @@ export function diffStates(base: SnapshotJson, next: SnapshotJson, chain: { on: 
   };
   if (next.incarnation !== undefined) d.incarnation = next.incarnation;
   if (next.summary !== undefined) d.head.summary = next.summary;
+  if (next.view !== undefined) d.head.view = next.view;
   if (next.files !== base.files) diffFiles(base.files, next.files, d);
   if (next.ao !== base.ao) {
     if (next.ao === undefined) d.ao = null;
@@ -231,6 +234,7 @@ export function applyDelta(on: SnapshotJson, d: DeltaJson, path: string): Snapsh
   };
   if (d.incarnation !== undefined) next.incarnation = d.incarnation;
   if (d.head.summary !== undefined) next.summary = d.head.summary;
+  if (d.head.view !== undefined) next.view = d.head.view;
   const ao = d.ao === undefined ? on.ao : d.ao === null ? undefined : applySegments(on.ao?.segments ?? [], d.ao);
   if (ao !== undefined) next.ao = ao;
   const ingested = d.ingested === undefined ? on.ingested : d.ingested === null ? undefined : [...(on.ingested ?? []).slice(d.ingested.drop), ...d.ingested.add];

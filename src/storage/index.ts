@@ -16,6 +16,7 @@ export type {
   SnapshotJson,
   StatJson,
   TableOptionsJson,
+  ViewJson,
 } from './snapshot-types.js';
 export { crc32 } from './checksum.js';
 export { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, type FrameKind } from './frame.js';
@@ -31,6 +32,7 @@ export {
   currentRoot,
   incarnationOf,
   isDropped,
+  isView,
   latestSnapshot,
   latestSnapshotInfo,
   listSnapshots,

@@ -109,7 +109,7 @@ export interface SnapshotJson {
    * 'drop' is a tombstone (DROP TABLE, ./drop.ts): the table does not exist from this snapshot
    * on; it has no files, and keeps the dropped table's schema only for the record.
    */
-  operation: 'create' | 'append' | 'delete' | 'compact' | 'add_column' | 'drop';
+  operation: 'create' | 'append' | 'delete' | 'compact' | 'add_column' | 'drop' | 'replace_view';
   /**
    * Id of the 'create' snapshot that began this incarnation of the table, when it was created
    * again after DROP TABLE (absent: 1, the first). Carried forward by every commit; a writer
@@ -131,6 +131,28 @@ export interface SnapshotJson {
   ingested?: IngestedFileJson[];
   /** Free-form commit info: who, what command. */
   summary?: Record<string, string | number>;
+  /**
+   * Present when the relation is a view (CREATE VIEW, docs/FORMAT.md "Views"): `fields` are its
+   * columns, fixed at CREATE, and it has no files. Absent for a table.
+   */
+  view?: ViewJson;
+}
+
+/**
+ * A view's definition: the query as its creator wrote it, parsed and bound again at each use
+ * (so it reads the tables as they are then), and the relations it reads, for DROP's
+ * dependency check (2BP01 without CASCADE).
+ */
+export interface ViewJson {
+  /** The SELECT, as written after AS (`SELECT a, b FROM t WHERE a > 1`). */
+  query: string;
+  /**
+   * The query's own result column names at CREATE (before the view's column list renames
+   * them): at each use the query must still begin with these columns.
+   */
+  columns: string[];
+  /** Tables and views the query reads, sorted, each once. */
+  dependsOn: string[];
 }
 
 /** One ingested input file, as recorded by the commit that loaded its rows. */

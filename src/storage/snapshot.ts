@@ -76,7 +76,7 @@ const SNAPSHOT_FIELDS: Record<string, Check> = {
   id: isCount,
   parent: isCount,
   createdAt: isString,
-  operation: oneOf('create', 'append', 'delete', 'compact', 'add_column', 'drop'),
+  operation: oneOf('create', 'append', 'delete', 'compact', 'add_column', 'drop', 'replace_view'),
   layout: oneOf('pax', 'ao_column'),
   nextFieldId: isCount,
 };

@@ -9,13 +9,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
-import { type ObjectStore, DEFAULT_DATA, openStore, sweepTempArea, tempAreaOf, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
+import { type ObjectStore, DEFAULT_DATA, openStore, sweepTempArea, tempAreaOf, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, type ViewJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
 import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
 import { checkTable, type CheckResult } from './check.js';
 import { deleteRows, type DeleteResult } from './delete.js';
 import { compactTable, type CompactOptions, type CompactResult } from './compact.js';
 import type { WriteSet } from './write-set.js';
+import { viewNotWritable } from './view-errors.js';
 
 export { DEFAULT_DATA };
 export type { ColumnSpec };
@@ -29,6 +30,8 @@ export const DEFAULT_OPTIONS: TableOptionsJson = {
 
 export interface CreateTableOptions extends Partial<TableOptionsJson> {
   layout?: 'pax' | 'ao_column';
+  /** Makes the relation a view (CREATE VIEW, ./views.ts): the columns are its result columns; it holds no rows. */
+  view?: ViewJson;
 }
 
 export interface TableInfo {
@@ -36,6 +39,8 @@ export interface TableInfo {
   rows: number;
   bytes: number;
   layout: string;
+  /** 'view' for a view (CREATE VIEW, ./views.ts), whose rows, bytes, files and groups are 0. */
+  kind: 'table' | 'view';
   snapshot: number;
   files: number;
   groups: number;
@@ -163,8 +168,19 @@ export class Database {
       nextFieldId: fields.length + 1,
       files: [],
       ...(layout === 'ao_column' ? { ao: { segments: [] } } : {}),
+      ...(options.view !== undefined ? { view: options.view } : {}),
     };
     return new Table(this.store, name, snapshot, true);
+  }
+
+  /**
+   * CREATE OR REPLACE VIEW of an existing view: one commit whose snapshot holds the new
+   * columns and definition (./views.ts checks that the old columns stay as they were).
+   * 42P01 when the view was dropped meanwhile.
+   */
+  async replaceView(name: string, columns: readonly ColumnSpec[], view: ViewJson, incarnation: number): Promise<SnapshotJson> {
+    const next = this.prepareTable(name, columns, { view }).snapshot;
+    return commitSnapshot(this.store, name, (base) => ({ ...base, operation: 'replace_view', fields: next.fields, nextFieldId: next.nextFieldId, view, summary: { command: 'replace_view' } }), { incarnation });
   }
 
   /** Opens a table at its latest committed snapshot (or at the root a `pinned()` view holds). */
@@ -261,6 +277,7 @@ export class Table {
 
   /** A sink appending to this table; columns of written batches are in field order. */
   sink(options: SinkOptions = {}): TableSink {
+    if (this.pinned.view !== undefined) throw viewNotWritable(this.name);
     // The incarnation: a sink whose table is dropped and created again before it commits fails with 42P01.
     const o: SinkOptions = { layout: this.pinned.layout, ...(this.uncreated ? {} : { incarnation: incarnationOf(this.pinned) }), ...options };
     return new TableSink(this.store, this.name, this.fields, this.pinned.options, this.uncreated ? { ...o, create: this.pinned } : o);
@@ -363,7 +380,7 @@ function tableInfo(s: SnapshotJson): TableInfo {
     groups += c.groups;
     rows += c.live;
   }
-  return { name: s.table, rows, bytes, layout: s.layout, snapshot: s.id, files: s.files.length, groups };
+  return { name: s.table, rows, bytes, layout: s.layout, kind: s.view !== undefined ? 'view' : 'table', snapshot: s.id, files: s.files.length, groups };
 }
 
 function validateOptions(o: TableOptionsJson): TableOptionsJson {

@@ -33,3 +33,5 @@ export { tableStats, type StatsReport, type ColumnReport, type GroupReport, type
 export { SCRAM_ITERATIONS, SCRAM_MECHANISM, SCRAM_SALT_BYTES, isMd5Verifier, md5Verifier, parseScramVerifier, scramStoredKey, scramVerifier, type ScramSecret } from './verifier.js';
 export { RoleCatalog, roleCatalogOf, dependentsOf, TABLE_PRIVILEGES, ROLES_DIR, type ConfiguredRole, type Role, type RoleJson, type RolesJson, type TableAclJson, type TablePrivilege } from './roles.js';
 export { Privileges, privilegesOf, permissionDenied, mustBeOwner, roleCommandDenied, serverFileCopyRefused, PUBLIC_GRANTEE } from './privileges.js';
+export { listViews, dependentViews, type ViewInfo } from './views.js';
+export { viewNotWritable } from './view-errors.js';

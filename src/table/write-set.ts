@@ -36,6 +36,7 @@ import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson,
 import { PaxFileWriter } from '../pax/index.js';
 import { loadDeleted } from '../scan/index.js';
 import { GroupRows, withDeletes } from './delete.js';
+import { viewNotWritable } from './view-errors.js';
 
 /** One group of the staged file list: where a storage rank points. */
 export interface GroupRef {
@@ -81,6 +82,7 @@ export class WriteSet {
     readonly table: string,
     readonly base: SnapshotJson,
   ) {
+    if (base.view !== undefined) throw viewNotWritable(table);
     this.fields = fieldsOf(base);
     this.buffer = this.fields.map(() => []);
   }

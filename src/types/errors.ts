@@ -105,6 +105,8 @@ export const SQLSTATE = {
   duplicate_table: '42P07',
   invalid_column_reference: '42P10',
   invalid_recursion: '42P19',
+  invalid_table_definition: '42P16',
+  invalid_object_definition: '42P17',
   reserved_name: '42939',
   indeterminate_datatype: '42P18',
   windowing_error: '42P20',

@@ -48,6 +48,11 @@ const scopes = new AsyncLocalStorage<Scope>();
 /** Numbers the CTEs of every statement bound in this process (../exec/cte-scan.ts keys their rows by it). */
 let nextId = 1;
 
+/** Runs `f` where no CTE is in scope (the query of a view, ./view.ts, sees none of its user's). */
+export function withoutCtes<T>(f: () => Promise<T>): Promise<T> {
+  return scopes.exit(f);
+}
+
 /** The CTE an unqualified FROM name refers to (the innermost WITH that has it), or null. */
 export function cteLeaf(n: AstFields): CteLeaf | null {
   if (n.schemaname !== undefined || n.catalogname !== undefined) return null;

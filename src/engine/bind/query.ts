@@ -20,6 +20,7 @@ import { Unnester, type UnnestBinders } from './unnest.js';
 const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l), bindQuery: (db, n) => bindQuery(db, n), isOuterReference: (e, l) => isPaxdError(e) && isOuterReference(e, l) };
 import { bindWith, cteLeaf } from './cte.js';
 import { bindValues, valuesAsSelect } from './values.js';
+import { isViewTable, viewLeaf } from './view.js';
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
@@ -207,6 +208,7 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
       const cte = cteLeaf(n);
       if (cte !== null) return addLeaf(leaves, n.alias, cte.name, cte.fields, cte.source, n.location);
       const table = await openTable(db, n.relname as string, n.location as number);
+      if (isViewTable(table)) return viewLeaf(db, table, n, leaves, bindQuery, addLeaf);
       return addLeaf(leaves, n.alias, table.name, table.fields, { kind: 'table', table }, n.location);
     }
     case 'RangeSubselect': {

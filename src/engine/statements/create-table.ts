@@ -99,7 +99,7 @@ const PG_HEAP_OPTIONS = /^(fillfactor|autovacuum_\w+|toast_tuple_target|parallel
 const CODECS = ['lz4', 'zstd', 'none'] as const;
 
 /** WITH (layout = …, codec = …): paxd's storage parameters (DESIGN.md "Interfaces"). */
-function tableOptions(opts: AstNode[]): CreateTableOptions {
+export function tableOptions(opts: AstNode[]): CreateTableOptions {
   const out: CreateTableOptions = {};
   for (const o of opts) {
     const d = fieldsOf(o);

@@ -7,8 +7,9 @@
  * Every name is checked before anything is dropped, so a missing name without IF EXISTS
  * (42P01, `table "x" does not exist`) drops nothing, as in PostgreSQL. Beyond that the
  * statement is atomic per table, not across its list: a concurrent DROP of one of the names
- * can still make a later one fail after earlier ones are gone. paxd has no views, sequences or
- * foreign keys, so nothing depends on a table and CASCADE and RESTRICT drop the same.
+ * can still make a later one fail after earlier ones are gone. Views may read a table: they
+ * make DROP TABLE fail with 2BP01 unless CASCADE, which drops them first (./view.ts checkDrop);
+ * a view named here is 42809.
  * IF EXISTS on a missing table skips it without a NOTICE (PostgreSQL sends one).
  */
 import type { Database } from '../../table/index.js';
@@ -17,6 +18,7 @@ import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
 import { notSupported, SqlError } from '../errors.js';
 import { tableExists } from './create-table.js';
 import type { QueryResult } from '../result.js';
+import { checkDrop, dropOne } from './view.js';
 
 export async function dropTable(db: Database, s: AstFields): Promise<QueryResult> {
   if (s.removeType !== 'OBJECT_TABLE') throw notSupported(`DROP ${String(s.removeType).replace(/^OBJECT_/, '')}`);
@@ -32,6 +34,7 @@ export async function dropTable(db: Database, s: AstFields): Promise<QueryResult
     if (await tableExists(db, name)) present.push(name);
     else if (s.missing_ok !== true) throw tableDoesNotExist(name);
   }
+  for (const name of await checkDrop(db, present, 'table', s.behavior === 'DROP_CASCADE')) await dropOne(db, name);
   for (const name of present) {
     try {
       await db.dropTable(name);

@@ -14,10 +14,11 @@ import { type AstFields, type AstNode, fieldsOf } from '../parse.js';
 import { openTable } from '../bind.js';
 import type { QueryResult } from '../result.js';
 import { targetName, withWriteSet } from './target.js';
+import { notATable } from './view.js';
 
 export async function truncate(db: Database, s: AstFields): Promise<QueryResult> {
   const rels = ((s.relations ?? []) as AstNode[]).map(fieldsOf);
-  for (const rel of rels) await openTable(db, targetName(rel), rel.location as number);
+  for (const rel of rels) if ((await openTable(db, targetName(rel), rel.location as number)).snapshot.view !== undefined) throw notATable(targetName(rel));
   const done = new Set<string>();
   for (const rel of rels) {
     const name = targetName(rel);
