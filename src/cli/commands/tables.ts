@@ -1,4 +1,4 @@
-/** `paxd tables [--json]`: the store's tables with rows, bytes, layout and snapshot. */
+/** `paxd tables [--json]`: the store's tables and views with rows, bytes, layout, snapshot and kind (table or view). */
 import type { Command } from 'commander';
 import { dataOption, type Io } from '../options.js';
 import { formatBytes, formatCount, printTable } from '../output.js';
@@ -14,8 +14,8 @@ export function define(cmd: Command, { out }: Io): void {
       else
         printTable(
           out,
-          ['table', 'rows', 'bytes', 'layout', 'snapshot', 'files', 'groups'],
-          list.map((t) => [t.name, formatCount(t.rows), formatBytes(t.bytes), t.layout, String(t.snapshot), String(t.files), String(t.groups)]),
+          ['table', 'rows', 'bytes', 'layout', 'snapshot', 'files', 'groups', 'kind'],
+          list.map((t) => [t.name, formatCount(t.rows), formatBytes(t.bytes), t.kind === 'view' ? '-' : t.layout, String(t.snapshot), String(t.files), String(t.groups), t.kind]),
         );
     } finally {
       await db.close();

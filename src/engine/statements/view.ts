@@ -44,7 +44,9 @@ export async function createView(db: Database, who: Privileges, stmt: AstNode): 
   if (existing !== null) {
     if (s.replace !== true) throw new SqlError('exists', SQLSTATE.duplicate_table, `relation "${name}" already exists`, positionOf(rel.location as number));
     if (existing.snapshot.view === undefined) throw wrongObjectType(name, 'view');
-    if (reads.has(name)) throw new SqlError('invalid_input', SQLSTATE.invalid_object_definition, `infinite recursion detected in rules for relation "${name}"`);
+    // The new query may not reach the view itself, directly or through views that read it.
+    const loops = reads.has(name) || (await dependentViews(db, [name])).some((v) => reads.has(v.name));
+    if (loops) throw new SqlError('invalid_input', SQLSTATE.invalid_object_definition, `infinite recursion detected in rules for relation "${name}"`);
     checkReplace(existing.fields, columns);
     if (await inTransactionBlock(db, name)) throw notSupported('CREATE OR REPLACE VIEW of an existing view inside a transaction block');
     await db.replaceView(name, columns, view, existing.snapshot.incarnation ?? 1);
