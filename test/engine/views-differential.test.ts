@@ -98,7 +98,7 @@ async function pgSession(): Promise<{ run(sql: string): Promise<Outcome>; close(
 }
 
 async function pgColumns(pg: { run(sql: string): Promise<Outcome> }, name: string): Promise<string[]> {
-  const r = await pg.run(`SELECT attname || ' ' || format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '${name}'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`);
+  const r = await pg.run(`SELECT attname || ' ' || format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '"${name}"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`);
   assert.ok(r.ok, `PostgreSQL's columns of ${name}`);
   return r.ok ? r.rows.map((row) => row[0]!) : [];
 }

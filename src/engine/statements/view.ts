@@ -92,7 +92,7 @@ function checkReplace(old: readonly Field[], now: readonly ColumnSpec[]): void {
 
 /**
  * The text of the query after AS, as the user wrote it: from the view's name, past its column
- * list and options (parentheses and quoted names skipped), to the end of the statement.
+ * list and options (parentheses, quoted names and comments skipped), to the end of the statement.
  */
 function queryText(stmt: AstNode, nameLocation: number): string {
   const src = sourceOf(stmt);
@@ -104,6 +104,12 @@ function queryText(stmt: AstNode, nameLocation: number): string {
     if (c === '"' || c === "'") {
       const end = t.indexOf(c, i + 1);
       i = end < 0 ? t.length : end;
+    } else if (c === '-' && t[i + 1] === '-') {
+      const end = t.indexOf('\n', i);
+      i = end < 0 ? t.length : end;
+    } else if (c === '/' && t[i + 1] === '*') {
+      const end = t.indexOf('*/', i + 2);
+      i = end < 0 ? t.length : end + 1;
     } else if (c === '(') depth++;
     else if (c === ')') depth--;
     else if (depth === 0 && /[Aa]/.test(c) && /^as\b/i.test(t.slice(i, i + 3)) && !/[\w$]/.test(t[i - 1] ?? ' ')) return t.slice(i + 2).trim();
