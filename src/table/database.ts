@@ -8,7 +8,7 @@
  *   for (const r = t.scan({ columns: ['id'] }); ;) { … }
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, type ColumnSpec, parseText } from '../types/index.js';
+import { type Field, PaxdError, SQLSTATE, usage, parseTypeName, typeName, type ColumnSpec, parseText } from '../types/index.js';
 import { type ObjectStore, DEFAULT_DATA, openStore, sweepTempArea, tempAreaOf, commit as commitSnapshot, createTable as createTableSnapshot, currentRoot, incarnationOf, latestSnapshot, listTables, newestSnapshotInfo, type RootJson, snapshotInRoot, dropTable as dropTableSnapshot, type SnapshotJson, type TableOptionsJson, type ViewJson, fieldsOf, fieldToJson, fileCounts, vacuum as vacuumTable, type VacuumOptions } from '../storage/index.js';
 import { TableSink, type SinkOptions } from '../insert/index.js';
 import { TableScan, type ScanOptions, type Predicate, topN as topNRows, type TopNOptions, type TopNResult, aggregate as aggregateRows, type AggSpec, type AggregateOptions, type AggregateResult } from '../scan/index.js';
@@ -151,7 +151,8 @@ export class Database {
     const fields: Field[] = columns.map((c, i) => {
       if (seen.has(c.name)) throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${c.name}" specified more than once`);
       seen.add(c.name);
-      const type = typeof c.type === 'string' ? parseTypeName(c.type) : c.type;
+      // A type given as a value (a view's or CREATE TABLE AS's column) must be one a snapshot can name: 0A000 otherwise.
+      const type = parseTypeName(typeof c.type === 'string' ? c.type : typeName(c.type));
       if (c.default !== undefined) parseText(type, c.default); // reject a bad default now
       return { name: c.name, type, notNull: c.notNull ?? false, fieldId: i + 1, ...(c.default !== undefined ? { default: c.default } : {}) };
     });

@@ -18,7 +18,7 @@
  *   -- SELECT 300    (columns o_custkey integer, total numeric)
  */
 import type { Database, Privileges } from '../../table/index.js';
-import { type Field, type Value, SQLSTATE, columnOf, PaxdError } from '../../types/index.js';
+import { type Field, type Value, SQLSTATE, columnOf } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { bindQuery, queryFields, queryUnknown } from '../bind.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
@@ -28,7 +28,7 @@ import { createOwned } from '../access.js';
 import type { QueryResult } from '../result.js';
 import { assignValue } from './assign.js';
 import { tableOptions } from './create-table.js';
-import { relationOrNull, resultColumns } from './view.js';
+import { inTransactionBlock, relationOrNull, resultColumns } from './view.js';
 
 /** True for SELECT … INTO: a SELECT that creates a table (run by createTableAs, not as a query). */
 export function isSelectInto(stmt: AstNode): boolean {
@@ -72,8 +72,7 @@ export async function createTableAs(db: Database, who: Privileges, stmt: AstNode
       });
     }
     db.checkInterrupts();
-    const ws = await db.writeSet(name).catch((e: unknown) => (e instanceof PaxdError && e.code === SQLSTATE.undefined_table ? undefined : Promise.reject(e)));
-    if (ws !== null) {
+    if (await inTransactionBlock(db, name)) {
       // A transaction block: its CREATE TABLE, and the rows into its write set, all at COMMIT.
       await db.createTable(name, columns, options);
       if (r !== null && r.rows.length > 0) await (await db.writeSet(name))!.insert(cols);

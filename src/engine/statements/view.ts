@@ -9,7 +9,8 @@
  * and types, and may only add columns at the end (42P16 otherwise). A view is read-only: INSERT,
  * UPDATE, DELETE and COPY into it are 0A000 (PostgreSQL's automatically updatable views are not
  * built). TEMPORARY, RECURSIVE, WITH (options) and WITH CHECK OPTION are 0A000; so is OR REPLACE
- * of an existing view inside a transaction block (CREATE and DROP VIEW there are transactional).
+ * of an existing view inside a transaction block (CREATE and DROP VIEW there are transactional),
+ * and a column of a type the catalog cannot name yet (arrays, interval: as for CREATE TABLE).
  *
  *   CREATE VIEW big (id, total) AS SELECT o_orderkey, o_totalprice FROM orders WHERE o_totalprice > 1000;
  *   -- CREATE VIEW
@@ -139,12 +140,15 @@ export async function relationOrNull(db: Database, name: string): Promise<Table 
   }
 }
 
-/** True inside a transaction block (whose writes go to write sets; outside, db.writeSet is null). */
-async function inTransactionBlock(db: Database, name: string): Promise<boolean> {
+/**
+ * True inside a transaction block, whose writes go to write sets (outside one, db.writeSet is
+ * null); the transaction's write set of `name` may not exist (no such table, or a view).
+ */
+export async function inTransactionBlock(db: Database, name: string): Promise<boolean> {
   try {
     return (await db.writeSet(name)) !== null;
   } catch {
-    return true; // the transaction's write set of a view cannot exist
+    return true;
   }
 }
 
