@@ -40,7 +40,7 @@ export function isSrfCall(e: Expr): e is Extract<Expr, { kind: 'func' }> {
 /** A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest). */
 export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf): RawFrom {
   const items = (n.functions as AstNode[]).map((f) => fieldsOf(f).items as AstNode[]);
-  if (items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
+  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
   let calls = items.map((it) => it[0]!);
   // unnest(a, b, …) outside ROWS FROM is ROWS FROM (unnest(a), unnest(b), …) (docs 9.19).
   if (n.is_rowsfrom !== true && calls.length === 1 && kindOf(calls[0]!) === 'FuncCall' && funcNameOf(calls[0]!) === 'unnest' && (fieldsOf(calls[0]!).args ?? []).length > 1) {

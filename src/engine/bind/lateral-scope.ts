@@ -3,7 +3,7 @@
  * ./scope.ts can consult them: the outer leaves a LATERAL subquery sees, and what the query's
  * Binder binds again for a function leaf or a LATERAL subquery leaf (`leafArgs`).
  */
-import type { PgType } from '../../types/index.js';
+import { type PgType, undefinedColumn } from '../../types/index.js';
 import type { AstNode } from '../parse.js';
 import { type Expr, E } from '../expr.js';
 import { engineType } from '../types.js';
@@ -45,6 +45,8 @@ export function lateralColumn(parts: readonly string[]): Expr | null {
     if (l.hidden === true || (parts.length === 2 && l.alias !== parts[0])) return;
     l.fields.forEach((f, k) => f.name === parts[parts.length - 1] && hits.push({ leaf, k }));
   });
+  if (hits.length === 0 && parts.length === 2 && scope.leaves.some((l) => l.alias === parts[0] && l.hidden !== true))
+    throw undefinedColumn(parts[1]!, { qualifier: parts[0]! });
   if (hits.length !== 1) return null;
   const hit = hits[0]!;
   let j = scope.refs.findIndex((r) => r.leaf === hit.leaf && r.k === hit.k);
