@@ -242,6 +242,18 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
           ...actual,
         };
       }
+      case 'function': {
+        const src = q.leaves[n.leaf]!.source;
+        const fname = src.kind === 'function' ? src.calls[0]!.name : '';
+        return { cost: { startup: 0, total: n.est * COST.returnRow, rows: n.est, width: widthOfSlots(n.slots) }, name: `Function Scan on ${fname}${fname === n.alias ? '' : ` ${n.alias}`}`, details: n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`], ...actual };
+      }
+      case 'lateral': {
+        const l = rel(n.left);
+        const r = rel(n.right);
+        const rows = l.cost!.rows * r.cost!.rows;
+        const details = [...(n.joinFilter === null ? [] : [`Join Filter: ${sql(n.joinFilter, names)}`]), ...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])];
+        return { cost: { startup: l.cost!.startup, total: l.cost!.total + l.cost!.rows * r.cost!.total, rows, width: l.cost!.width + r.cost!.width }, name: n.outer ? 'Nested Loop Left Join' : 'Nested Loop', details, children: [l, r], ...actual };
+      }
       case 'result':
         return { cost: { startup: 0, total: COST.returnRow, rows: 1, width: 0 }, name: 'Result', details: n.filter === null ? [] : [`One-Time Filter: ${sql(n.filter, names)}`], ...actual };
       case 'subquery': {

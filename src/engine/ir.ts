@@ -126,11 +126,17 @@ export interface WindowClause {
   readonly base: number;
 }
 
+/**
+ * GROUPING SETS, ROLLUP, CUBE (./bind/grouping-sets.ts): each set's key indices; the last key is
+ * the set's number, which ./exec/aggregate/grouping-sets.ts fills, and keys not in a set are NULL.
+ */
+export type GroupingSetList = readonly (readonly number[])[];
+
 /** What every SELECT binds to, over one table or over joins: its clauses after FROM. */
 export interface SelectClauses {
   readonly where: Expr | null;
   /** Null when the query does not aggregate; else the keys (maybe none) and the aggregates. */
-  readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[] } | null;
+  readonly grouping: { readonly keys: readonly Expr[]; readonly aggs: readonly AggCall[]; readonly sets?: GroupingSetList } | null;
   readonly having: Expr | null;
   readonly targets: readonly Target[];
   readonly orderBy: readonly OrderItem[];
@@ -168,8 +174,13 @@ export interface Leaf {
   readonly source:
     | { readonly kind: 'table'; readonly table: Table }
     | { readonly kind: 'subquery'; readonly query: BoundQuery }
-    | { readonly kind: 'one-row' };
+    | { readonly kind: 'one-row' }
+    /** A function in FROM (./bind/function-from.ts): one column per call, then WITH ORDINALITY's int8; the calls are the FROM node's `args`. */
+    | { readonly kind: 'function'; readonly calls: readonly { readonly name: string; readonly type: PgType }[]; readonly ordinality: boolean };
 }
+
+/** The `$n` numbers from here on are a LATERAL subquery's outer columns (./bind/function-from.ts), filled per left row. */
+export const LATERAL_PARAM_BASE = 1 << 24;
 
 /** One slot of a relational query's row layout: a field of a leaf. */
 export interface SlotColumn {
@@ -185,7 +196,8 @@ export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'semi' | 
 
 /** The FROM clause as a tree; comma lists are left-deep cross joins (their conditions are in WHERE). */
 export type FromNode =
-  | { readonly kind: 'leaf'; readonly leaf: number }
+  /** `args`: a function leaf's calls, or a LATERAL subquery's outer columns (./bind/function-from.ts). */
+  | { readonly kind: 'leaf'; readonly leaf: number; readonly args?: readonly Expr[] }
   | { readonly kind: 'join'; readonly type: JoinType; readonly left: FromNode; readonly right: FromNode; readonly on: Expr | null };
 
 /**
@@ -372,7 +384,7 @@ function mapCore(q: Core, f: (e: Expr) => Expr, sub: (x: BoundQuery) => BoundQue
   const initPlan = (ip: InitPlan): InitPlan => (ip.kind === 'any' || ip.kind === 'all' ? Object.freeze({ ...ip, query: sub(ip.query), test: f(ip.test) }) : Object.freeze({ ...ip, query: sub(ip.query) }));
   return {
     where: opt(q.where),
-    grouping: q.grouping === null ? null : Object.freeze({ keys: Object.freeze(q.grouping.keys.map(f)), aggs: Object.freeze(q.grouping.aggs.map(agg)) }),
+    grouping: q.grouping === null ? null : Object.freeze({ keys: Object.freeze(q.grouping.keys.map(f)), aggs: Object.freeze(q.grouping.aggs.map(agg)), ...(q.grouping.sets === undefined ? {} : { sets: q.grouping.sets }) }),
     having: opt(q.having),
     targets: Object.freeze(q.targets.map((t): Target => Object.freeze({ ...t, expr: f(t.expr) }))),
     orderBy: Object.freeze(q.orderBy.map(order)),
@@ -396,6 +408,6 @@ export function mapWindows(w: WindowClause, f: (e: Expr) => Expr): WindowClause 
 }
 
 function mapFrom(n: FromNode, f: (e: Expr) => Expr): FromNode {
-  if (n.kind === 'leaf') return n;
+  if (n.kind === 'leaf') return n.args === undefined ? n : Object.freeze({ ...n, args: Object.freeze(n.args.map(f)) });
   return Object.freeze({ ...n, left: mapFrom(n.left, f), right: mapFrom(n.right, f), on: n.on === null ? null : f(n.on) });
 }

@@ -25,6 +25,7 @@ import { type Expr, E, childrenOf, conjuncts } from './expr.js';
 import { categoryOf } from './types.js';
 import { toPredicate } from './pushdown.js';
 import { factorOrs } from './optimize/or-factor.js';
+import { type FunctionNode, type LateralNode, isLateralJoin, planFunctionFrom } from './lateral-plan.js';
 
 export type RelNode =
   | {
@@ -50,6 +51,9 @@ export type RelNode =
       readonly filter: Expr | null;
       readonly est: number;
     }
+  /** A function in FROM, and a LATERAL join (./lateral-plan.ts). */
+  | FunctionNode
+  | LateralNode<RelNode>
   /** The one empty row of a SELECT without FROM (PostgreSQL's Result node). */
   | { readonly kind: 'result'; readonly leaf: number; readonly slots: readonly number[]; readonly filter: Expr | null; readonly est: number }
   | {
@@ -128,6 +132,8 @@ class JoinPlanner {
   }
 
   node(n: FromNode, conds: Expr[]): RelNode {
+    const fn = planFunctionFrom<RelNode>(this.q, n, conds, { node: (x, c) => this.node(x, c), subquery: (l) => this.leaf(l, []) as Extract<RelNode, { kind: 'subquery' }>, leavesIn: (e) => this.leavesIn(e) });
+    if (fn !== null) return fn;
     if (n.kind === 'leaf') return this.leaf(n.leaf, conds);
     if (n.type === 'inner' || n.type === 'cross') return this.group(n, conds);
     return this.outer(n, n.type, conds);
@@ -144,6 +150,7 @@ class JoinPlanner {
       return Object.freeze({ kind: 'subquery', leaf, alias: l.alias, query: l.source.query, columnSlots, slots, filter, est: Math.max(1, est) });
     }
     if (l.source.kind === 'one-row') return Object.freeze({ kind: 'result', leaf, slots, filter, est: 1 });
+    if (l.source.kind === 'function') throw new Error('join planner: function leaves are planned by ./lateral-plan.ts');
     const bySlot: Field[] = [];
     for (const s of slots) bySlot[s] = this.q.columns[s]!.field;
     const pushed: Predicate[] = [];
@@ -172,7 +179,7 @@ class JoinPlanner {
     const items: FromNode[] = [];
     const conds: Expr[] = [...outerConds];
     const collect = (x: FromNode): void => {
-      if (x.kind === 'join' && (x.type === 'inner' || x.type === 'cross')) {
+      if (x.kind === 'join' && (x.type === 'inner' || x.type === 'cross') && !isLateralJoin(this.q, x)) {
         collect(x.left);
         collect(x.right);
         if (x.on !== null) conds.push(...conjuncts(x.on));
@@ -272,6 +279,8 @@ class JoinPlanner {
         return estimateQuery(l.source.query);
       case 'one-row':
         return 1;
+      case 'function':
+        return null;
       default:
         return unreachable(l.source);
     }

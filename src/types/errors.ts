@@ -118,6 +118,7 @@ export const SQLSTATE = {
   program_limit_exceeded: '54000',
   statement_too_complex: '54001',
   too_many_columns: '54011',
+  too_many_arguments: '54023',
   object_not_in_prerequisite_state: '55000',
   object_in_use: '55006',
   cant_change_runtime_param: '55P02',

@@ -61,6 +61,8 @@ export function outputName(node: AstNode): string {
       return str((n.funcname as AstNode[])[n.funcname.length - 1]!);
     case 'CaseExpr':
       return 'case';
+    case 'GroupingFunc':
+      return 'grouping';
     case 'CoalesceExpr':
       return 'coalesce';
     case 'MinMaxExpr':

@@ -21,6 +21,8 @@ const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l)
 import { bindWith, cteLeaf } from './cte.js';
 import { bindValues, valuesAsSelect } from './values.js';
 import { isViewTable, viewLeaf } from './view.js';
+import { bindFunctionFrom, bindLateralSubquery } from './function-from.js';
+import { selectListSrfs } from './select-srf.js';
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
@@ -39,7 +41,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   recordBind();
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
-  const s = fieldsOf(stmt);
+  const s = selectListSrfs(fieldsOf(stmt));
   if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
   if (s.valuesLists !== undefined) {
@@ -212,7 +214,7 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
       return addLeaf(leaves, n.alias, table.name, table.fields, { kind: 'table', table }, n.location);
     }
     case 'RangeSubselect': {
-      if (n.lateral === true) throw notSupported('LATERAL');
+      if (n.lateral === true) return bindLateralSubquery(db, n, leaves, bindQuery, addLeaf);
       if (n.alias === undefined) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery in FROM must have an alias', positionOf(locationOf(n.subquery)));
       const query = await bindQuery(db, n.subquery);
       const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
@@ -230,6 +232,8 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
       const location = locationOf(n.larg);
       return { kind: 'join', type: type === 'inner' && !keyed ? 'cross' : type, left, right, on: (n.quals as AstNode | undefined) ?? null, using, natural, ...(location === undefined ? {} : { location }) };
     }
+    case 'RangeFunction':
+      return bindFunctionFrom(n, leaves, addLeaf);
     default:
       throw notSupported(`${kindOf(node).replace(/^Range/, '')} in FROM`, n.location);
   }

@@ -15,6 +15,7 @@ import { type AggCall, type BoundQuery, type SelectClauses, type FromNode, type 
 import { CTID_FIELD, isCtidField } from '../ctid.js';
 import { ctidExprs } from './catalog.js';
 import { declaredTypes } from './literals.js';
+import { lateralColumn, leafArgs } from './lateral-scope.js';
 
 /** The FROM tree before its ON conditions are bound (they need every leaf). */
 export type RawFrom =
@@ -204,7 +205,10 @@ export abstract class ScopeBinder {
 
   /** Binds the ON conditions of a FROM tree, each seeing only the leaves below its join. */
   protected fromNode(raw: RawFrom): FromNode {
-    if (raw.kind === 'leaf') return Object.freeze({ kind: 'leaf', leaf: raw.leaf });
+    if (raw.kind === 'leaf') {
+      const args = leafArgs(this.leaves[raw.leaf]!, (node) => this.leftOf(raw.leaf, node), (l, k) => this.columnExpr(l, k, { kind: 'scalar', clause: 'FROM' }));
+      return Object.freeze(args === null ? { kind: 'leaf', leaf: raw.leaf } : { kind: 'leaf', leaf: raw.leaf, args });
+    }
     const left = this.fromNode(raw.left);
     const right = this.fromNode(raw.right);
     if (raw.using !== null || raw.natural) {
@@ -222,6 +226,17 @@ export abstract class ScopeBinder {
       }
     }
     return Object.freeze({ kind: 'join', type: raw.type, left, right, on });
+  }
+
+  /** A FROM item's function call, seeing the leaves to its left only (./function-from.ts). */
+  private leftOf(leaf: number, node: AstNode): Expr {
+    const saved = this.visible;
+    this.visible = new Set(this.leaves.map((_l, i) => i).filter((i) => i < leaf));
+    try {
+      return this.expr(node, { kind: 'scalar', clause: 'FROM' });
+    } finally {
+      this.visible = saved;
+    }
   }
 
   /** The slot of a leaf's k-th field; slots are numbered in order of first reference. */
@@ -267,6 +282,8 @@ export abstract class ScopeBinder {
     if (parts.includes('*')) throw notSupported('* outside the select list', n.location);
     if (parts.length > 2) throw notSupported('qualified names with schema or database', n.location);
     if (parts.length === 2) {
+      const outer = this.leaves.some((l) => l.alias === parts[0]) ? null : lateralColumn(parts);
+      if (outer !== null) return outer;
       const leaf = this.leafNamed(parts[0]!, n.location);
       const ks = this.leaves[leaf]!.fields.flatMap((f, k) => (f.name === parts[1] ? [k] : []));
       if (ks.length === 0 && parts[1] === 'ctid' && this.leaves[leaf]!.source.kind === 'table') return this.ctidExpr(leaf, mode, n.location);
@@ -286,6 +303,8 @@ export abstract class ScopeBinder {
       if (tables.length > 1) throw ambiguousColumn(name, n.location);
       if (tables.length === 1) return this.ctidExpr(tables[0]!, mode, n.location);
     }
+    const outer = hits.length === 0 ? lateralColumn(parts) : null;
+    if (outer !== null) return outer;
     if (hits.length === 0) throw undefinedColumn(name, n.location);
     if (hits.length > 1) throw ambiguousColumn(name, n.location);
     return this.sourceIn(hits[0]!, name, mode, n.location);

@@ -19,6 +19,8 @@ import type { ColumnSource, Mode, SelectCore } from './scope.js';
 import { ExprBinder } from './expressions.js';
 import { WindowBinding, windowOnlyWithoutOver } from './window.js';
 import { distinctOnOf } from './distinct-on.js';
+import { type GroupingSets, finishGroupingSets, groupingFunc, groupingSetsOf } from './grouping-sets.js';
+import { checkSrfPlacement } from './srf-placement.js';
 
 export class Binder extends ExprBinder {
   /** Window function calls of the SELECT being bound (./window.ts). */
@@ -31,7 +33,12 @@ export class Binder extends ExprBinder {
     constArg: (n, t, w) => this.constArg(n, t, w),
   });
 
+  /** GROUPING SETS / ROLLUP / CUBE of the SELECT being bound (./grouping-sets.ts). */
+  protected groupingSets: GroupingSets | null = null;
+
   protected override expr(node: AstNode, mode: Mode): Expr {
+    if (kindOf(node) === 'GroupingFunc') return groupingFunc(fieldsOf(node), mode, this.groupingSets, (n) => this.expr(n, { kind: 'scalar', clause: 'GROUPING' }));
+    checkSrfPlacement(node, mode.kind === 'scalar' ? mode.clause : 'SELECT');
     if (kindOf(node) === 'FuncCall') {
       if (fieldsOf(node).over !== undefined) return this.win.call(fieldsOf(node), mode);
       const e = windowOnlyWithoutOver(fieldsOf(node));
@@ -56,12 +63,14 @@ export class Binder extends ExprBinder {
     let grouped: Extract<Mode, { kind: 'grouped' }> | null = null;
     if (aggregating) {
       grouped = { kind: 'grouped', keys: [], keyNodes: [], aggs: [], aggKeys: [] };
-      for (const g of (s.groupClause ?? []) as AstNode[]) {
+      const sets = groupingSetsOf(s);
+      for (const g of sets?.nodes ?? ((s.groupClause ?? []) as AstNode[])) {
         const node = this.groupNode(g, targetNodes);
         const e = this.expr(node, { kind: 'scalar', clause: 'GROUP BY' });
         grouped.keys.push(e);
         grouped.keyNodes.push(exprKey(e));
       }
+      if (sets !== null) this.groupingSets = finishGroupingSets(sets, grouped);
       mode = grouped;
     }
     this.win.define(s.windowClause, mode);
@@ -103,7 +112,7 @@ export class Binder extends ExprBinder {
     const win = this.win.finish(grouped === null ? this.slots.length : grouped.keys.length + grouped.aggs.length);
     return Object.freeze({
       where,
-      grouping: grouped === null ? null : { keys: grouped.keys, aggs: grouped.aggs },
+      grouping: grouped === null ? null : { keys: grouped.keys, aggs: grouped.aggs, ...(this.groupingSets === null ? {} : { sets: this.groupingSets.sets }) },
       having,
       targets: win.clause === undefined ? targets : targets.map((t) => Object.freeze({ ...t, expr: win.place(t.expr) })),
       orderBy: win.clause === undefined ? (on?.orderBy ?? orderBy) : (on?.orderBy ?? orderBy).map((o) => ({ ...o, expr: win.place(o.expr) })),

@@ -60,6 +60,8 @@ export function compile(p: PipelineInput): Compiled | null {
   if (!COMPILE.enabled) return null;
   // ctid comes from batch positions, which only the interpreter tracks (../ctid.ts).
   if (p.query.columns.some(isCtidField)) return null;
+  // Grouping sets run one aggregate per set (../exec/aggregate/grouping-sets.ts): the interpreter's.
+  if (p.query.grouping?.sets !== undefined) return null;
   let c = cache.get(p);
   if (c === undefined) {
     c = generate(p.query, p.residual);

@@ -6,7 +6,7 @@
  */
 import type { Value } from '../../types/index.js';
 import { type Expr, E, substitute } from '../expr.js';
-import { type BoundQuery, mapQuery } from '../ir.js';
+import { type BoundQuery, LATERAL_PARAM_BASE, mapQuery } from '../ir.js';
 import { fold } from './init-plans.js';
 
 /** `q` with the parameter values in place, at every level (subqueries and InitPlans included). */
@@ -15,7 +15,8 @@ export function withParams(q: BoundQuery, values: readonly Value[]): BoundQuery 
   const put = (e: Expr): Expr => {
     let hit = false;
     const r = substitute(e, (x) => {
-      if (x.kind !== 'param') return null;
+      // A LATERAL subquery's outer columns are parameters too: ./lateral-join.ts fills them per row.
+      if (x.kind !== 'param' || x.index >= LATERAL_PARAM_BASE) return null;
       hit = true;
       return E.const(values[x.index] ?? null, x.type);
     });

@@ -16,6 +16,8 @@ import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { HashJoin } from './hash-join.js';
 import { materialize } from './scan.js';
+import { functionRows } from './function-scan.js';
+import { lateralJoin } from './lateral-join.js';
 
 const EMPTY: Value[] = [];
 const SUBQUERY_BATCH = 1024;
@@ -91,6 +93,18 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
         const b = { rows: rows.length, cols };
         yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
       }
+      return;
+    }
+    case 'function': {
+      for await (const fr of functionRows(n.calls, n.ordinality, { rows: 1, cols: new Array<Value[]>(ctx.width).fill(EMPTY) })) {
+        const cols: Value[][] = new Array<Value[]>(ctx.width).fill(EMPTY);
+        n.columnSlots.forEach((slot, k) => slot >= 0 && (cols[slot] = fr.cols[k]!));
+        yield n.filter === null ? { rows: fr.rows, cols } : filterWide({ rows: fr.rows, cols }, n.filter, n.slots);
+      }
+      return;
+    }
+    case 'lateral': {
+      for await (const b of lateralJoin(n, { width: ctx.width, runQuery: ctx.runQuery, execRel: (x) => execRel(x, ctx) })) yield n.filter === null ? b : filterWide(b, n.filter, n.slots);
       return;
     }
     case 'result': {

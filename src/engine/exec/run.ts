@@ -17,7 +17,7 @@ import type { QueryResult } from '../result.js';
 import type { RowBatch } from './batch.js';
 import { filter } from './filter.js';
 import { project } from './project.js';
-import { HashAggregate } from './hash-aggregate.js';
+import { type Aggregator, aggregateOf } from './aggregate/grouping-sets.js';
 import { finishStream, streamsFinish } from './finish-stream.js';
 import { keyNorm, keyText, type KeyNorm } from './key.js';
 import { sortRows, type SortKey } from './sort.js';
@@ -124,7 +124,7 @@ export async function run(p: Plan, trace?: RunTrace): Promise<QueryResult> {
       const names = stored.length > 0 ? stored.map((f) => f.name) : [q.table.fields[0]!.name];
       const fields = stored.length > 0 ? stored : [q.table.fields[0]!];
       const scan = q.table.scan({ columns: names, ...(p.where !== undefined ? { where: p.where } : {}) });
-      const agg = q.grouping === null ? null : new HashAggregate(q.grouping.keys, q.grouping.aggs);
+      const agg = q.grouping === null ? null : aggregateOf(q.grouping);
       const batches: RowBatch[] = [];
       await scan.begin();
       try {
@@ -198,7 +198,7 @@ async function runFusedCompiled(p: Extract<Plan, { kind: 'pipeline' }>, c: NonNu
 async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrace | null): Promise<QueryResult> {
   const q = p.query;
   const now = () => (t === null ? 0 : performance.now() - t.start);
-  const agg = q.grouping === null ? null : new HashAggregate(q.grouping.keys, q.grouping.aggs);
+  const agg = q.grouping === null ? null : aggregateOf(q.grouping);
   const batches: RowBatch[] = [];
   const runSub = (sub: BoundQuery, node: object): Promise<QueryResult> => {
     if (t === null) return runQuery(sub);
@@ -257,7 +257,7 @@ function finishGroups(q: Finishing & Pick<BoundSelect, 'having'>, groups: RowBat
 }
 
 /** finishGroups over an aggregate's batches, HAVING applied batch by batch: a spilled aggregate's groups are never all in memory at once. */
-async function finishGroupBatches(q: Finishing & Pick<BoundSelect, 'having'>, agg: HashAggregate, t: RunTrace | null, now: () => number): Promise<QueryResult> {
+async function finishGroupBatches(q: Finishing & Pick<BoundSelect, 'having'>, agg: Aggregator, t: RunTrace | null, now: () => number): Promise<QueryResult> {
   const kept: RowBatch[] = [];
   for await (const b of agg.batches()) kept.push(q.having === null ? b : filter(b, q.having));
   if (t !== null) Object.assign(t, { aggRows: kept.reduce((n, b) => n + b.rows, 0), aggAt: now() });

@@ -18,8 +18,9 @@ import { SYSTEM_FUNCTIONS } from './system.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { ARRAY_FUNCTIONS } from './arrays.js';
 import { FORMATTING_FUNCTIONS } from './formatting.js';
+import { SET_RETURNING_FUNCTIONS } from './set-returning.js';
 
-const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS];
+const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS, SET_RETURNING_FUNCTIONS];
 
 export interface Entry {
   readonly key: LibraryFn;
@@ -74,7 +75,12 @@ export function libraryName(fn: LibraryFn): string {
 /** Whether a call may be evaluated once at bind time when its arguments are constants. */
 export function isFoldable(fn: string): boolean {
   const e = byKey.get(fn);
-  return e === undefined || (e.sig.volatility ?? 'immutable') === 'immutable';
+  return e === undefined || ((e.sig.volatility ?? 'immutable') === 'immutable' && e.sig.setReturning === undefined);
+}
+
+/** Whether `name`'s signatures return sets (./set-returning.ts): the binder moves such calls to FROM. */
+export function isSetReturning(name: string): boolean {
+  return byName.get(name)?.every((e) => e.sig.setReturning !== undefined) ?? false;
 }
 
 /**

@@ -13,6 +13,9 @@ import type { Expr } from '../expr.js';
 
 export type Kernel = (args: readonly Value[], types: readonly PgType[]) => Value;
 
+/** A set-returning function's rows (one value each) for one row of arguments (./set-returning.ts). */
+export type SetKernel = (args: readonly Value[], types: readonly PgType[]) => Iterable<Value>;
+
 /**
  * pg_proc.provolatile: immutable calls over constants are folded at bind time; stable ones
  * (current_setting) and volatile ones (random, set_config) run at each execution, so a
@@ -52,6 +55,8 @@ export interface Signature {
    * `fail`, which throws the call's 42883.
    */
   readonly bind?: (args: readonly Expr[], unknown: readonly boolean[], fail: () => never) => Expr;
+  /** pg_proc.proretset: the function returns a set, computed by this kernel (`kernel` is never called). */
+  readonly setReturning?: SetKernel;
 }
 
 /** A family's functions by name (one file per family: strings, math, regex, system, …). */

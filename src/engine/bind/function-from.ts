@@ -1,0 +1,80 @@
+/**
+ * Functions in FROM and LATERAL (PostgreSQL 15 docs 7.2.1.4 "Table Functions", 7.2.1.5
+ * "LATERAL Subqueries"):
+ *
+ *   FROM generate_series(1, 3) [WITH ORDINALITY] [AS g(x [, n])]
+ *   FROM ROWS FROM (generate_series(1, 2), unnest('{a,b,c}'::text[])) AS r(x, y)
+ *   FROM unnest(a, b)                       (ROWS FROM (unnest(a), unnest(b)))
+ *   FROM upper('a')                         (a scalar function: one row)
+ *   FROM t, generate_series(1, t.n)         (a function may read earlier FROM items: LATERAL)
+ *   FROM t, LATERAL (SELECT … WHERE x = t.a) s
+ *
+ * rawFrom binds each call once over the leaves to its left to learn the columns' types; the
+ * Binder binds it again over the query's row layout when it binds the FROM tree (`leafArgs`),
+ * and the expressions ride on the FROM node's leaf (../ir.ts FromNode `args`). A LATERAL
+ * subquery binds with the leaves to its left as an outer scope (`lateralColumn`): each outer
+ * column it names becomes a parameter numbered from LATERAL_PARAM_BASE, whose value the
+ * dependent join (../exec/lateral-join.ts) puts in for each left row; the leaf's `args` are
+ * those columns.
+ */
+import type { Database } from '../../table/index.js';
+import { type Field, type PgType, SQLSTATE } from '../../types/index.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf } from '../parse.js';
+import type { Expr } from '../expr.js';
+import { SqlError, notSupported, positionOf } from '../errors.js';
+import { type BoundQuery, type Leaf, queryFields } from '../ir.js';
+import { entryOf, isLibraryFn } from '../functions/registry.js';
+import type { RawFrom } from './scope.js';
+import { Binder } from './select.js';
+import { SELECT_SRF_ALIAS, funcNameOf } from './srf-placement.js';
+import { type LateralRef, bindCall, leafCalls, leafRefs, outerScopes } from './lateral-scope.js';
+
+/** ./query.ts's addLeaf: a leaf under its alias, column aliases applied. */
+type AddLeaf = (leaves: Leaf[], alias: AstFields | undefined, name: string, fields: readonly Field[], source: Leaf['source'], location: number | undefined) => RawFrom;
+
+/** Whether a bound call is a set-returning function's (else it is a scalar expression: one row). */
+export function isSrfCall(e: Expr): e is Extract<Expr, { kind: 'func' }> {
+  return e.kind === 'func' && isLibraryFn(e.fn) && entryOf(e.fn).sig.setReturning !== undefined;
+}
+
+/** A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest). */
+export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf): RawFrom {
+  const items = (n.functions as AstNode[]).map((f) => fieldsOf(f).items as AstNode[]);
+  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
+  let calls = items.map((it) => it[0]!);
+  // unnest(a, b, …) outside ROWS FROM is ROWS FROM (unnest(a), unnest(b), …) (docs 9.19).
+  if (n.is_rowsfrom !== true && calls.length === 1 && kindOf(calls[0]!) === 'FuncCall' && funcNameOf(calls[0]!) === 'unnest' && (fieldsOf(calls[0]!).args ?? []).length > 1) {
+    const c = fieldsOf(calls[0]!);
+    calls = (c.args as AstNode[]).map((a) => ({ FuncCall: { ...c, args: [a] } }));
+  }
+  const probe = new Binder(leaves);
+  const bound = calls.map((c) => bindCall((node) => probe.scalar(node, 'FROM'), c));
+  const alias = n.alias as AstFields | undefined;
+  const names = calls.map((c) => (kindOf(c) === 'FuncCall' ? funcNameOf(c) : '?column?'));
+  const fields: Field[] = bound.map((e, i) => ({ name: calls.length === 1 && alias !== undefined ? (alias.aliasname as string) : names[i]!, type: e.type, notNull: false, fieldId: i }));
+  if (n.ordinality === true) fields.push({ name: 'ordinality', type: { id: 'int8' }, notNull: false, fieldId: fields.length });
+  const source: Leaf['source'] = Object.freeze({ kind: 'function', calls: Object.freeze(bound.map((e, i) => Object.freeze({ name: names[i]!, type: e.type }))), ordinality: n.ordinality === true });
+  const raw = addLeaf(leaves, alias, names[0]!, fields, source, n.location);
+  const at = (raw as { leaf: number }).leaf;
+  if (alias?.aliasname === SELECT_SRF_ALIAS) leaves[at] = Object.freeze({ ...leaves[at]!, hidden: true });
+  leafCalls.set(leaves[at]!, Object.freeze(calls));
+  return raw;
+}
+
+/** A LATERAL subquery in FROM: bound with the leaves to its left as its outer scope. */
+export async function bindLateralSubquery(db: Database, n: AstFields, leaves: Leaf[], bindQuery: (db: Database, n: AstNode) => Promise<BoundQuery>, addLeaf: AddLeaf): Promise<RawFrom> {
+  if (n.alias === undefined) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery in FROM must have an alias', positionOf(fieldsOf(n.subquery).location as number | undefined));
+  const scope = { leaves: [...leaves], refs: [] as LateralRef[], types: [] as PgType[] };
+  outerScopes.push(scope);
+  let query: BoundQuery;
+  try {
+    query = await bindQuery(db, n.subquery as AstNode);
+  } finally {
+    outerScopes.pop();
+  }
+  const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
+  const raw = addLeaf(leaves, n.alias as AstFields, '', fields, { kind: 'subquery', query }, undefined);
+  if (scope.refs.length > 0) leafRefs.set(leaves[(raw as { leaf: number }).leaf]!, Object.freeze(scope.refs));
+  return raw;
+}
+
