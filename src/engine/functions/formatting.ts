@@ -8,7 +8,9 @@
  *   format('INSERT INTO %I VALUES(%L)', 'My T', NULL) → 'INSERT INTO "My T" VALUES(NULL)'
  *   format('|%-5s|%5s|', 'ab', 'cd')           → '|ab   |   cd|'
  *
- * to_char, to_date, to_timestamp(text, text) and to_number are 0A000 (not built yet).
+ * to_char, to_date, to_timestamp and to_number (docs 9.8) are in ./formatting/: templates
+ * (template.ts), to_char of dates and times (datetime-to-char.ts), their parsing
+ * (datetime-parse.ts) and numbers both ways (number.ts).
  */
 import { type PgType, SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
@@ -16,6 +18,10 @@ import { fromText, toText } from '../exec/kernels.js';
 import { T } from '../types.js';
 import type { Family, Kernel, Signature } from './signature.js';
 import { quoteIdent, quoteLiteral } from './strings.js';
+import { currentTimeZone } from '../context.js';
+import { isFiniteTimestamp } from '../exec/datetime.js';
+import { dateTimeTemplate } from './formatting/template.js';
+import { dtToChar, intervalFields, timestampFields, timestamptzFields } from './formatting/datetime-to-char.js';
 
 const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: Partial<Signature> = {}): Signature => Object.freeze({ params, result, kernel, ...extra });
 
@@ -112,6 +118,23 @@ const format: Kernel = (a, types) => {
   return out;
 };
 
+/** to_char(timestamp | timestamptz | interval, text): NULL for an empty template or an infinite value. */
+const toCharDateTime = (kind: 'timestamp' | 'timestamptz' | 'interval'): Kernel => (a) => {
+  const fmt = a[1] as string;
+  if (fmt === '') return null;
+  if (kind === 'interval') return dtToChar(dateTimeTemplate(fmt), intervalFields(a[0] as Uint8Array));
+  const ts = a[0] as bigint;
+  if (!isFiniteTimestamp(ts)) return null;
+  return dtToChar(dateTimeTemplate(fmt), kind === 'timestamp' ? timestampFields(ts, null, 0) : timestamptzFields(ts, currentTimeZone()));
+};
+
+const stable = { volatility: 'stable' } as const;
+
 export const FORMATTING_FUNCTIONS: Family = Object.freeze({
+  to_char: [
+    sig([T.timestamp, T.text], T.text, toCharDateTime('timestamp'), stable),
+    sig([T.timestamptz, T.text], T.text, toCharDateTime('timestamptz'), stable),
+    sig([T.interval, T.text], T.text, toCharDateTime('interval'), stable),
+  ],
   format: [sig([T.text], T.text, format, { strict: false }), sig([T.text], T.text, format, { variadic: 'any', strict: false })],
 });
