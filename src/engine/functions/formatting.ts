@@ -22,6 +22,7 @@ import { currentTimeZone } from '../context.js';
 import { isFiniteTimestamp } from '../exec/datetime.js';
 import { dateTimeTemplate } from './formatting/template.js';
 import { dtToChar, intervalFields, timestampFields, timestamptzFields } from './formatting/datetime-to-char.js';
+import { epochToTimestamp, toDate, toTimestamp } from './formatting/datetime-parse.js';
 
 const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: Partial<Signature> = {}): Signature => Object.freeze({ params, result, kernel, ...extra });
 
@@ -135,6 +136,11 @@ export const FORMATTING_FUNCTIONS: Family = Object.freeze({
     sig([T.timestamp, T.text], T.text, toCharDateTime('timestamp'), stable),
     sig([T.timestamptz, T.text], T.text, toCharDateTime('timestamptz'), stable),
     sig([T.interval, T.text], T.text, toCharDateTime('interval'), stable),
+  ],
+  to_date: [sig([T.text, T.text], T.date, (a) => toDate(dateTimeTemplate(a[1] as string), a[0] as string), stable)],
+  to_timestamp: [
+    sig([T.text, T.text], T.timestamptz, (a) => toTimestamp(dateTimeTemplate(a[1] as string), a[0] as string, currentTimeZone()), stable),
+    sig([T.float8], T.timestamptz, (a) => epochToTimestamp(a[0] as number)),
   ],
   format: [sig([T.text], T.text, format, { strict: false }), sig([T.text], T.text, format, { variadic: 'any', strict: false })],
 });
