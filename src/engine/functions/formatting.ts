@@ -12,7 +12,7 @@
  * (template.ts), to_char of dates and times (datetime-to-char.ts), their parsing
  * (datetime-parse.ts) and numbers both ways (number.ts).
  */
-import { type PgType, SQLSTATE } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
 import { fromText, toText } from '../exec/kernels.js';
 import { T } from '../types.js';
@@ -23,6 +23,8 @@ import { isFiniteTimestamp } from '../exec/datetime.js';
 import { dateTimeTemplate } from './formatting/template.js';
 import { dtToChar, intervalFields, timestampFields, timestamptzFields } from './formatting/datetime-to-char.js';
 import { epochToTimestamp, toDate, toTimestamp } from './formatting/datetime-parse.js';
+import { numberTemplate } from './formatting/template.js';
+import { type NumberInput, numberToChar, toNumber } from './formatting/number.js';
 
 const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: Partial<Signature> = {}): Signature => Object.freeze({ params, result, kernel, ...extra });
 
@@ -131,12 +133,21 @@ const toCharDateTime = (kind: 'timestamp' | 'timestamptz' | 'interval'): Kernel 
 
 const stable = { volatility: 'stable' } as const;
 
+/** to_char(int4 | int8 | float4 | float8 | numeric, text). */
+const toCharNumber = (input: (v: Value) => NumberInput): Kernel => (a) => numberToChar(numberTemplate(a[1] as string), input(a[0]!));
+
 export const FORMATTING_FUNCTIONS: Family = Object.freeze({
   to_char: [
     sig([T.timestamp, T.text], T.text, toCharDateTime('timestamp'), stable),
     sig([T.timestamptz, T.text], T.text, toCharDateTime('timestamptz'), stable),
     sig([T.interval, T.text], T.text, toCharDateTime('interval'), stable),
+    sig([T.int4, T.text], T.text, toCharNumber((v) => ({ kind: 'int', value: BigInt(v as number) })), stable),
+    sig([T.int8, T.text], T.text, toCharNumber((v) => ({ kind: 'int', value: v as bigint })), stable),
+    sig([T.float4, T.text], T.text, toCharNumber((v) => ({ kind: 'float', value: v as number, digits: 6 })), stable),
+    sig([T.float8, T.text], T.text, toCharNumber((v) => ({ kind: 'float', value: v as number, digits: 15 })), stable),
+    sig([T.numeric, T.text], T.text, toCharNumber((v) => ({ kind: 'numeric', value: v as string })), stable),
   ],
+  to_number: [sig([T.text, T.text], T.numeric, (a) => toNumber(numberTemplate(a[1] as string), a[0] as string), stable)],
   to_date: [sig([T.text, T.text], T.date, (a) => toDate(dateTimeTemplate(a[1] as string), a[0] as string), stable)],
   to_timestamp: [
     sig([T.text, T.text], T.timestamptz, (a) => toTimestamp(dateTimeTemplate(a[1] as string), a[0] as string, currentTimeZone()), stable),
