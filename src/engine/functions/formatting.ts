@@ -147,7 +147,8 @@ export const FORMATTING_FUNCTIONS: Family = Object.freeze({
     sig([T.float8, T.text], T.text, toCharNumber((v) => ({ kind: 'float', value: v as number, digits: 15 })), stable),
     sig([T.numeric, T.text], T.text, toCharNumber((v) => ({ kind: 'numeric', value: v as string })), stable),
   ],
-  to_number: [sig([T.text, T.text], T.numeric, (a) => toNumber(numberTemplate(a[1] as string), a[0] as string), stable)],
+  // An empty template is NULL (numeric_to_number).
+  to_number: [sig([T.text, T.text], T.numeric, (a) => ((a[1] as string) === '' ? null : toNumber(numberTemplate(a[1] as string), a[0] as string)), stable)],
   to_date: [sig([T.text, T.text], T.date, (a) => toDate(dateTimeTemplate(a[1] as string), a[0] as string), stable)],
   to_timestamp: [
     sig([T.text, T.text], T.timestamptz, (a) => toTimestamp(dateTimeTemplate(a[1] as string), a[0] as string, currentTimeZone()), stable),
