@@ -17,7 +17,8 @@ export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 export type Expr =
   | { readonly kind: 'column'; readonly slot: number; readonly type: PgType; readonly name: string }
   | { readonly kind: 'const'; readonly value: Value; readonly type: PgType }
-  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: PgType }
+  /** `explicit`: a cast written in SQL (`::`, CAST), which truncates to a varchar/char length. */
+  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: PgType; readonly explicit?: true }
   | { readonly kind: 'arith'; readonly op: ArithOp; readonly left: Expr; readonly right: Expr; readonly type: PgType }
   | { readonly kind: 'neg'; readonly arg: Expr; readonly type: PgType }
   | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: Expr; readonly right: Expr; readonly type: PgType }
@@ -126,7 +127,7 @@ const freeze = <T extends object>(x: T): T => Object.freeze(x);
 export const E = freeze({
   column: (slot: number, type: PgType, name: string): Expr => freeze({ kind: 'column', slot, type, name }),
   const: (value: Value, type: PgType): Expr => freeze({ kind: 'const', value, type }),
-  cast: (arg: Expr, type: PgType): Expr => freeze({ kind: 'cast', arg, type }),
+  cast: (arg: Expr, type: PgType, explicit = false): Expr => freeze(explicit ? { kind: 'cast', arg, type, explicit: true } : { kind: 'cast', arg, type }),
   arith: (op: ArithOp, left: Expr, right: Expr, type: PgType): Expr => freeze({ kind: 'arith', op, left, right, type }),
   neg: (arg: Expr): Expr => freeze({ kind: 'neg', arg, type: arg.type }),
   cmp: (op: CmpOp, left: Expr, right: Expr): Expr => freeze({ kind: 'cmp', op, left, right, type: BOOL }),
@@ -210,7 +211,7 @@ function rebuild(e: Expr, k: readonly Expr[]): Expr {
     case 'param':
       return e;
     case 'cast':
-      return E.cast(k[0]!, e.type);
+      return E.cast(k[0]!, e.type, e.explicit === true);
     case 'neg':
       return Object.freeze({ ...e, arg: k[0]! });
     case 'not':

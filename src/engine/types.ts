@@ -123,19 +123,24 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
  * PostgreSQL 15 docs 10.5): all one type → that type; otherwise one category, and the type
  * every other casts to implicitly (the highest numeric rank; text among strings; timestamp
  * for date with timestamp). Null when the categories differ (then 42804). `types` holds the
- * typed inputs only; with none, the result is text.
+ * typed inputs only; with none, the result is text. Strings cast implicitly to one another
+ * both ways, so the first one's type wins (text, varchar or bpchar).
+ *
+ * The length (varchar(3)) stays only when every input has it, as select_common_typmod keeps a
+ * typmod: `untyped` says some input was an unknown literal (whose typmod is -1), so that
+ * `SELECT 'x'::varchar(3) UNION SELECT 'yyyy'` is varchar, not varchar(3).
  */
-export function commonType(types: readonly PgType[]): PgType | null {
+export function commonType(types: readonly PgType[], untyped = false): PgType | null {
   if (types.length === 0) return T.text;
   const first = engineType(types[0]!);
-  if (types.every((t) => t.id === first.id && (t.length ?? -1) === (first.length ?? -1) && t.element?.id === first.element?.id)) return first;
+  if (types.every((t) => t.id === first.id && (t.length ?? -1) === (first.length ?? -1) && t.element?.id === first.element?.id)) return untyped && first.length !== undefined ? { id: first.id } : first;
   const cat = categoryOf(first);
   if (types.some((t) => categoryOf(t) !== cat)) return null;
   switch (cat) {
     case 'numeric':
       return types.map(engineType).reduce((a, b) => (NUMERIC_RANK[b.id]! > NUMERIC_RANK[a.id]! ? b : a));
     case 'string':
-      return T.text;
+      return { id: first.id };
     case 'datetime':
       return types.some((t) => t.id === 'timestamptz') ? { id: 'timestamptz' } : T.timestamp;
     case 'bool':

@@ -61,6 +61,8 @@ export {
   j2day,
 } from './datetime.js';
 export { type TimeZone, type Transition, type Abbreviation, UTC, fixedZone, offsetForLocal, timeZoneSetting, zoneAbbreviation, zoneArgument, zoneByName } from './timezone.js';
+export { truncateChars } from './text/character.js';
+export { zoneAbbreviationAt } from './zone-abbreviations.js';
 export { UUID_TEXT_LENGTH, writeUuidText } from './text/uuid.js';
 export { byteaTextLength, writeByteaText } from './text/bytea.js';
 export { digitCount, putDigits } from './text/out.js';

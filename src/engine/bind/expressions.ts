@@ -212,7 +212,7 @@ export abstract class ExprBinder extends OperatorBinder {
         if (n.typeName.arrayBounds !== undefined) return this.arrayCast(n, mode);
         if (isIntervalType(n.typeName)) return bindIntervalCast(this.expr(n.arg, mode), n.typeName, n.location, this.fn);
         const type = typeOf(n.typeName);
-        return this.cast(this.expr(n.arg, mode), type, n.location);
+        return this.cast(this.expr(n.arg, mode), type, n.location, true);
       }
       case 'A_Expr':
         return this.aExpr(n, mode);
@@ -429,11 +429,13 @@ export abstract class ExprBinder extends OperatorBinder {
       return { cond, result: this.expr(cw.result, mode) };
     });
     const otherwise = n.defresult === undefined ? null : this.expr(n.defresult, mode);
-    const results = this.unify([...whens.map((w) => w.result), ...(otherwise === null ? [] : [otherwise])], 'CASE', n.location);
+    // The ELSE result comes first in the common type's choice, as transformCaseExpr lists it.
+    const results = this.unify([...(otherwise === null ? [] : [otherwise]), ...whens.map((w) => w.result)], 'CASE', n.location);
     const type = results[0]!.type;
+    const first = otherwise === null ? 0 : 1;
     return E.case(
-      whens.map((w, i) => ({ cond: w.cond, result: results[i]! })),
-      otherwise === null ? E.const(null, type) : results[results.length - 1]!,
+      whens.map((w, i) => ({ cond: w.cond, result: results[first + i]! })),
+      otherwise === null ? E.const(null, type) : results[0]!,
       type,
     );
   }

@@ -45,7 +45,7 @@ const US_PER_DAY = 86_400_000_000n;
 export function fold(e: Expr): Expr {
   let x = e;
   if (x.kind === 'func') x = E.func(x.fn, x.args.map(fold), x.type);
-  else if (x.kind === 'cast') x = E.cast(fold(x.arg), x.type);
+  else if (x.kind === 'cast') x = E.cast(fold(x.arg), x.type, x.explicit === true);
   else if (x.kind !== 'arith' && x.kind !== 'neg') return e;
   const args = x.kind === 'func' ? x.args : x.kind === 'arith' ? [x.left, x.right] : x.kind === 'cast' || x.kind === 'neg' ? [x.arg] : [];
   if (!args.every((a) => a.kind === 'const')) return x;

@@ -84,8 +84,8 @@ export abstract class OperatorBinder extends ScopeBinder {
     return dateComparison(op, lc, rc) ?? E.cmp(op, lc, rc);
   }
 
-  /** A cast to `type`, folded when the argument is a constant (so scans can use it). */
-  protected cast(e: Expr, type: PgType, location?: number): Expr {
+  /** A cast to `type`, folded when the argument is a constant (so scans can use it); `explicit` for one written in SQL. */
+  protected cast(e: Expr, type: PgType, location?: number, explicit = false): Expr {
     inferParam(e, type);
     const to = engineType(type);
     // numeric(p,s): the engine computes in unconstrained numeric, then rounds and checks (apply_typmod).
@@ -98,10 +98,10 @@ export abstract class OperatorBinder extends ScopeBinder {
     if (!unknownLiterals.has(e)) checkCast(e.type, to, location);
     if (e.kind === 'const') {
       if (e.value === null) return E.const(null, to);
-      if (unknownLiterals.has(e)) return E.const(fromText(type, e.value as string), engineTypeFor(type));
-      return E.const(castValue(e.type, to, e.value), to);
+      if (unknownLiterals.has(e)) return E.const(explicit && type.length !== undefined ? castValue(T.text, type, e.value, true) : fromText(type, e.value as string), engineTypeFor(type));
+      return E.const(castValue(e.type, to, e.value, explicit), to);
     }
-    return E.cast(e, to);
+    return E.cast(e, to, explicit);
   }
 
   protected coerce(e: Expr, type: PgType, _node: AstNode): Expr {
@@ -125,7 +125,7 @@ export abstract class OperatorBinder extends ScopeBinder {
   /** Casts expressions to their common type (CASE branches, COALESCE arguments); 42804 when none. */
   protected override unify(exprs: Expr[], what: string, location?: number): Expr[] {
     const typed = exprs.filter((e) => !unknownLiterals.has(e)).map((e) => e.type);
-    const type = commonType(typed);
+    const type = commonType(typed, typed.length < exprs.length);
     if (type === null) {
       const other = typed.find((t) => categoryOf(t) !== categoryOf(typed[0]!))!;
       throw datatypeMismatch(`${what} types ${pgDisplayName(typed[0]!)} and ${pgDisplayName(other)} cannot be matched`, location);

@@ -103,7 +103,7 @@ export async function bindSetOp(db: Database, s: AstFields): Promise<BoundSetOp>
   const ru = queryUnknown(right);
   const fields = lf.map((f, i) => {
     const typed = [...(lu[i] ? [] : [f.type]), ...(ru[i] ? [] : [rf[i]!.type])];
-    const type = commonType(typed);
+    const type = commonType(typed, typed.length < 2);
     if (type === null || (type.id === 'timestamptz' && typed.some((t) => t.id !== 'timestamptz'))) {
       if (type !== null) throw notSupported(`${opName} mixing timestamptz with other types`);
       const rt = (s.rarg.targetList as AstNode[] | undefined)?.[i];

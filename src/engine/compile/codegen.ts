@@ -328,6 +328,7 @@ export class Gen {
         }
       case 'text':
       case 'varchar':
+        if (to.length !== undefined) return null; // the length check (or explicit truncation) castValue does
         if (r.k === 'str') return { ...a, rep: { ...r, rtrim: r.rtrim || r.bp, bp: false } };
         if (r.k === 'sconst') return a;
         return null;

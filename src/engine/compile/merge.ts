@@ -125,7 +125,7 @@ export async function merge(c: Compiled, parts: readonly Partial[]): Promise<Row
         const float = a.rep!.k === 'f4' || a.rep!.k === 'f8';
         if (a.call.fn === 'min' || a.call.fn === 'max') {
           const better = float ? H.cmpFloat(A, prev) : A - prev;
-          if (n0 === 0 || (a.call.fn === 'min' ? better < 0 : better > 0)) {
+          if (n0 === 0 || (a.call.fn === 'min' ? better <= 0 : better >= 0)) {
             acc[j]![at] = A;
             scales[j]![at] = M;
           }

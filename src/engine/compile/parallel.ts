@@ -19,6 +19,7 @@ import { PaxdError, internalError } from '../../types/index.js';
 import { currentSignal, currentWorkMem } from '../context.js';
 import type { RowBatch } from '../exec/batch.js';
 import { type Compiled, type Partial, type PlanInput, type RunOptions, merge, partialOf, partition, scanCompiled } from './pipeline.js';
+import type { AggOut } from './merge.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 
 export const PARALLEL = { workers: process.env.PAXD_PARALLEL === 'off' ? 0 : Math.max(0, Number(process.env.PAXD_WORKERS ?? availableParallelism()) - 1) };
@@ -31,11 +32,20 @@ function groupCount(p: PlanInput): number {
 }
 
 /**
+ * min/max of a float or numeric: of equal values (-0 and 0, 1.0 and 1.00) PostgreSQL keeps the
+ * later in scan order, which round-robin partitions (./pipeline.ts partition) cannot tell.
+ */
+function tiesByScanOrder(a: AggOut): boolean {
+  const t = a.call.arg?.type.id;
+  return (a.call.fn === 'min' || a.call.fn === 'max') && (t === 'float4' || t === 'float8' || t === 'numeric');
+}
+
+/**
  * Runs `c` over the plan's table in parallel; null when it runs serially instead (the caller
  * then does) or when a partition left the exact range.
  */
 export async function runParallel(p: PlanInput, c: Compiled, onBatch: (rows: number) => void, options: RunOptions = {}): Promise<{ batches: RowBatch[]; stats: ScanStats } | null> {
-  if (c.aggs === null || PARALLEL.workers === 0) return null;
+  if (c.aggs === null || PARALLEL.workers === 0 || c.aggs.some(tiesByScanOrder)) return null;
   const uri = storeUri(p.query.table.store);
   const units = groupCount(p);
   if (uri === null || units < 2) return null;

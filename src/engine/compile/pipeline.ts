@@ -166,7 +166,8 @@ function generate(q: BoundSelect, residual: Expr | null): Compiled | null {
           break;
         case 'min':
         case 'max': {
-          const better = float ? `H.cmpFloat(${f.v}, A${j}[g]) ${a.fn === 'min' ? '<' : '>'} 0` : `${f.v} ${a.fn === 'min' ? '<' : '>'} A${j}[g]`;
+          // `<=`/`>=`: of equal values the later wins, as in ../exec/agg-state.ts (min(-0, 0) is 0).
+          const better = float ? `H.cmpFloat(${f.v}, A${j}[g]) ${a.fn === 'min' ? '<=' : '>='} 0` : `${f.v} ${a.fn === 'min' ? '<=' : '>='} A${j}[g]`;
           body.push(`${notNull}{ if (C${j}[g] === 0 || ${better}) { A${j}[g] = ${f.v};${keepScale} } C${j}[g]++; }`);
           break;
         }

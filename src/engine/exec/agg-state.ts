@@ -251,8 +251,10 @@ export function accumulate(a: AggCall, st: AggState, v: Value): void {
     case 'max': {
       if (st.v === undefined) st.v = v;
       else {
+        // Of equal values the later wins, as float8smaller(state, next) and its kin return
+        // `next` unless `state` is strictly smaller: min(-0, 0) is 0, min(1.0, 1.00) is 1.00.
         const c = compare(t, v, st.v as Value);
-        if (a.fn === 'min' ? c < 0 : c > 0) st.v = v;
+        if (a.fn === 'min' ? c <= 0 : c >= 0) st.v = v;
       }
       return;
     }

@@ -409,7 +409,7 @@ export function intervalTrunc(units: string, iv: Uint8Array): Uint8Array {
 }
 
 /** The ISO 8601 year and week of a Julian day: those of the Thursday of its week. */
-function isoYearWeek(jd: number): [number, number] {
+export function isoYearWeek(jd: number): [number, number] {
   const thursday = jd - ((j2day(jd) + 6) % 7) + 3;
   const y = j2date(thursday)[0];
   return [y, Math.floor((thursday - date2j(y, 1, 1)) / 7) + 1];

@@ -32,7 +32,7 @@ export function evaluate(e: Expr, b: RowBatch): Value[] {
       const a = evaluate(e.arg, b);
       const from = e.arg.type;
       const out = new Array<Value>(n);
-      for (let i = 0; i < n; i++) out[i] = a[i] === null ? null : castValue(from, e.type, a[i]!);
+      for (let i = 0; i < n; i++) out[i] = a[i] === null ? null : castValue(from, e.type, a[i]!, e.explicit === true);
       return out;
     }
     case 'arith': {

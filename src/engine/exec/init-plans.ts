@@ -150,7 +150,7 @@ export function fold(e: Expr): Expr {
   return substitute(e, (x) => {
     if (x.kind !== 'cast') return null;
     const arg = fold(x.arg);
-    if (arg.kind !== 'const') return E.cast(arg, x.type);
-    return E.const(arg.value === null ? null : castValue(arg.type, x.type, arg.value), x.type);
+    if (arg.kind !== 'const') return E.cast(arg, x.type, x.explicit === true);
+    return E.const(arg.value === null ? null : castValue(arg.type, x.type, arg.value, x.explicit === true), x.type);
   });
 }

@@ -6,7 +6,7 @@
  * Values per engine type: int2/int4/date and floats are numbers, int8/timestamp bigints,
  * numeric exact decimal text, text types strings, bool booleans.
  */
-import { type PgType, type Value, SQLSTATE, formatText, parseText, compareValues } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, formatText, parseText, compareValues, truncateChars } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/index.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
@@ -177,8 +177,17 @@ export function fromText(type: PgType, text: string): Value {
  * and narrowing with range checks, integer/numeric to float, float and numeric to integer
  * rounding as PostgreSQL does, anything to and from text through the types' text I/O, date,
  * timestamp and timestamptz among each other (in the session's time zone). Other casts are 0A000.
+ * An `explicit` cast (`::varchar(3)`, CAST … AS char(2)) to a length truncates to it, as
+ * PostgreSQL's length coercion does with isExplicit; an assignment (INSERT, UPDATE, COPY)
+ * raises 22001 instead.
+ *
+ *   castValue(T.text, { id: 'varchar', length: 3 }, 'abcd', true)  // 'abc'
  */
-export function castValue(from: PgType, to: PgType, v: Value): Value {
+export function castValue(from: PgType, to: PgType, v: Value, explicit = false): Value {
+  if (explicit && to.length !== undefined && (to.id === 'varchar' || to.id === 'bpchar')) {
+    const unbounded = castValue(from, { id: to.id }, v) as string;
+    return parseText(to, truncateChars(unbounded, to.length));
+  }
   if (from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar') return v;
   const cf = categoryOf(from);
   const ct = categoryOf(to);

@@ -8,12 +8,12 @@ import { jsonbEqualityKey } from './jsonb.js';
 /**
  * How a type's values are made equal for grouping, DISTINCT and set operations where their
  * text differs: numeric by value (1.50 = 1.5), jsonb by value (./jsonb.ts: 1.0 = 1 inside
- * documents); null for every other type.
+ * documents), bpchar without its trailing spaces (bpchareq: 'ab ' = 'ab'); null for every other type.
  */
-export type KeyNorm = 'numeric' | 'jsonb' | null;
+export type KeyNorm = 'numeric' | 'jsonb' | 'bpchar' | null;
 
 export function keyNorm(t: PgType): KeyNorm {
-  return t.id === 'numeric' || t.id === 'jsonb' ? t.id : null;
+  return t.id === 'numeric' || t.id === 'jsonb' || t.id === 'bpchar' ? t.id : null;
 }
 
 /**
@@ -26,6 +26,7 @@ export function keyText(v: Value, norm: KeyNorm): string {
   if (typeof v === 'number') return `n${v === 0 ? 0 : v}`;
   if (norm === 'numeric' && typeof v === 'string' && /^-?\d+\.\d*0$/.test(v)) return `s${v.replace(/\.?0+$/, '')}`;
   if (norm === 'jsonb' && typeof v === 'string') return `s${jsonbEqualityKey(v)}`;
+  if (norm === 'bpchar' && typeof v === 'string') return `s${v.replace(/ +$/, '')}`;
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'string') return `s${v}`;
   return `x${Buffer.from(v).toString('hex')}`;

@@ -8,14 +8,23 @@
  *   format('INSERT INTO %I VALUES(%L)', 'My T', NULL) → 'INSERT INTO "My T" VALUES(NULL)'
  *   format('|%-5s|%5s|', 'ab', 'cd')           → '|ab   |   cd|'
  *
- * to_char, to_date, to_timestamp(text, text) and to_number are 0A000 (not built yet).
+ * to_char, to_date, to_timestamp and to_number (docs 9.8) are in ./formatting/: templates
+ * (template.ts), to_char of dates and times (datetime-to-char.ts), their parsing
+ * (datetime-parse.ts) and numbers both ways (number.ts).
  */
-import { type PgType, SQLSTATE } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
 import { SqlError } from '../errors.js';
 import { fromText, toText } from '../exec/kernels.js';
 import { T } from '../types.js';
 import type { Family, Kernel, Signature } from './signature.js';
 import { quoteIdent, quoteLiteral } from './strings.js';
+import { currentTimeZone } from '../context.js';
+import { isFiniteTimestamp } from '../exec/datetime.js';
+import { dateTimeTemplate } from './formatting/template.js';
+import { dtToChar, intervalFields, timestampFields, timestamptzFields } from './formatting/datetime-to-char.js';
+import { epochToTimestamp, toDate, toTimestamp } from './formatting/datetime-parse.js';
+import { numberTemplate } from './formatting/template.js';
+import { type NumberInput, numberToChar, toNumber } from './formatting/number.js';
 
 const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: Partial<Signature> = {}): Signature => Object.freeze({ params, result, kernel, ...extra });
 
@@ -112,6 +121,38 @@ const format: Kernel = (a, types) => {
   return out;
 };
 
+/** to_char(timestamp | timestamptz | interval, text): NULL for an empty template or an infinite value. */
+const toCharDateTime = (kind: 'timestamp' | 'timestamptz' | 'interval'): Kernel => (a) => {
+  const fmt = a[1] as string;
+  if (fmt === '') return null;
+  if (kind === 'interval') return dtToChar(dateTimeTemplate(fmt), intervalFields(a[0] as Uint8Array));
+  const ts = a[0] as bigint;
+  if (!isFiniteTimestamp(ts)) return null;
+  return dtToChar(dateTimeTemplate(fmt), kind === 'timestamp' ? timestampFields(ts, null, 0) : timestamptzFields(ts, currentTimeZone()));
+};
+
+const stable = { volatility: 'stable' } as const;
+
+/** to_char(int4 | int8 | float4 | float8 | numeric, text). */
+const toCharNumber = (input: (v: Value) => NumberInput): Kernel => (a) => numberToChar(numberTemplate(a[1] as string), input(a[0]!));
+
 export const FORMATTING_FUNCTIONS: Family = Object.freeze({
+  to_char: [
+    sig([T.timestamp, T.text], T.text, toCharDateTime('timestamp'), stable),
+    sig([T.timestamptz, T.text], T.text, toCharDateTime('timestamptz'), stable),
+    sig([T.interval, T.text], T.text, toCharDateTime('interval'), stable),
+    sig([T.int4, T.text], T.text, toCharNumber((v) => ({ kind: 'int', value: BigInt(v as number) })), stable),
+    sig([T.int8, T.text], T.text, toCharNumber((v) => ({ kind: 'int', value: v as bigint })), stable),
+    sig([T.float4, T.text], T.text, toCharNumber((v) => ({ kind: 'float', value: v as number, digits: 6 })), stable),
+    sig([T.float8, T.text], T.text, toCharNumber((v) => ({ kind: 'float', value: v as number, digits: 15 })), stable),
+    sig([T.numeric, T.text], T.text, toCharNumber((v) => ({ kind: 'numeric', value: v as string })), stable),
+  ],
+  // An empty template is NULL (numeric_to_number).
+  to_number: [sig([T.text, T.text], T.numeric, (a) => ((a[1] as string) === '' ? null : toNumber(numberTemplate(a[1] as string), a[0] as string)), stable)],
+  to_date: [sig([T.text, T.text], T.date, (a) => toDate(dateTimeTemplate(a[1] as string), a[0] as string), stable)],
+  to_timestamp: [
+    sig([T.text, T.text], T.timestamptz, (a) => toTimestamp(dateTimeTemplate(a[1] as string), a[0] as string, currentTimeZone()), stable),
+    sig([T.float8], T.timestamptz, (a) => epochToTimestamp(a[0] as number)),
+  ],
   format: [sig([T.text], T.text, format, { strict: false }), sig([T.text], T.text, format, { variadic: 'any', strict: false })],
 });

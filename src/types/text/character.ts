@@ -61,6 +61,15 @@ function cutExcessSpaces(s: string, n: number, display: string): string {
   return s.slice(0, cut);
 }
 
+/**
+ * The first n characters of s: an explicit cast to varchar(n) or character(n) truncates
+ * (PostgreSQL 15 docs 8.3; varchar(…, isExplicit) in varchar.c), where assignment raises 22001.
+ */
+export function truncateChars(s: string, n: number): string {
+  const cut = codePointCut(s, n);
+  return cut < 0 ? s : s.slice(0, cut);
+}
+
 export function parseVarchar(n: number | undefined, s: string): string {
   checkText(s);
   return n === undefined ? s : cutExcessSpaces(s, n, 'character varying');
