@@ -18,8 +18,10 @@ import { SYSTEM_FUNCTIONS } from './system.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { ARRAY_FUNCTIONS } from './arrays.js';
 import { FORMATTING_FUNCTIONS } from './formatting.js';
+import { JSON_FUNCTIONS } from './json.js';
+import { JSON_BUILD_FUNCTIONS } from './json-build.js';
 
-const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS];
+const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS, JSON_FUNCTIONS, JSON_BUILD_FUNCTIONS];
 
 export interface Entry {
   readonly key: LibraryFn;
