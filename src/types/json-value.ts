@@ -157,15 +157,15 @@ export function jsonbText(v: JsonValue): string {
   }
 }
 
-/** jsonb_pretty: four spaces per level, one member per line, `[]` and `{}` when empty. */
+/** jsonb_pretty: four spaces per level, one member per line; an empty container's brackets on two lines too. */
 export function jsonbPretty(v: JsonValue, indent = ''): string {
   const inner = indent + '    ';
   switch (v.t) {
     case 'array':
-      if (v.v.length === 0) return '[]';
+      if (v.v.length === 0) return '[\n' + indent + ']';
       return '[\n' + v.v.map((x) => inner + jsonbPretty(x, inner)).join(',\n') + '\n' + indent + ']';
     case 'object':
-      if (v.keys.length === 0) return '{}';
+      if (v.keys.length === 0) return '{\n' + indent + '}';
       return '{\n' + v.keys.map((k, i) => inner + jsonQuote(k) + ': ' + jsonbPretty(v.vals[i]!, inner)).join(',\n') + '\n' + indent + '}';
     default:
       return scalarText(v);

@@ -11,8 +11,8 @@
  */
 import { type PgType, SQLSTATE, pgDisplayName } from '../../types/index.js';
 import type { AstFields, AstNode } from '../parse.js';
-import type { Expr } from '../expr.js';
-import { categoryOf } from '../types.js';
+import { type Expr, E } from '../expr.js';
+import { T, categoryOf } from '../types.js';
 import { SqlError, undefinedOperator } from '../errors.js';
 import { type FnBinder, bindFunction } from './functions.js';
 import { JSON_AGGREGATES } from './json-aggregates.js';
@@ -37,7 +37,8 @@ export function bindJsonOperator(op: string, l: Expr, r: Expr, location: number,
     return null;
   }
   // `jsonb || text` is textanycat (the jsonb printed), not jsonb concatenation.
-  if (op === '||' && (categoryOf(l.type) === 'string' || categoryOf(r.type) === 'string') && !lu && !ru) return null;
+  if (op === '||' && (categoryOf(l.type) === 'string' || categoryOf(r.type) === 'string') && !lu && !ru)
+    return E.func('textcat', [b.cast(l, T.text, location), b.cast(r, T.text, location)], T.text);
   try {
     return bindFunction(op, [l, r], location, b);
   } catch (e) {

@@ -76,15 +76,16 @@ function valueToNode(t: PgType, v: Value): JsonValue {
   return v === null ? J.null() : parseJsonValue(valueToJson(t, v, true));
 }
 
-/** An object key: a scalar's text (dates as in JSON), never NULL (22004), never an array or json (22023). */
-function keyText(t: PgType, v: Value, i: number): string {
+/** An object key: a scalar's text (dates as in JSON), never NULL, never an array or json (22023). */
+function keyText(t: PgType, v: Value, i: number, jsonb: boolean): string {
   if (v === null) {
-    const e = new SqlError('invalid_input', SQLSTATE.null_value_not_allowed, `argument ${i + 1} cannot be null`);
+    if (jsonb) throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, `argument ${i + 1}: key must not be null`);
+    const e = new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, `argument ${i + 1} cannot be null`);
     throw Object.assign(e, { hint: 'Object keys should be text.' });
   }
   if (t.id === 'array' || t.id === 'json' || t.id === 'jsonb') throw new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, 'key value must be scalar, not array, composite, or json');
   if (t.id === 'date' || t.id === 'timestamp' || t.id === 'timestamptz') return isoText(t, v);
-  return toText(t, v);
+  return t.id === 'bool' ? String(v) : toText(t, v);
 }
 
 function evenArguments(name: string, n: number): void {
@@ -108,7 +109,7 @@ const buildObject =
     const vals: JsonValue[] = [];
     const parts: string[] = [];
     for (let i = 0; i < a.length; i += 2) {
-      const k = keyText(types[i]!, a[i]!, i);
+      const k = keyText(types[i]!, a[i]!, i, jsonb);
       if (jsonb) {
         keys.push(k);
         vals.push(valueToNode(types[i + 1]!, a[i + 1]!));

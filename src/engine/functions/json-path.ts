@@ -46,6 +46,7 @@ const creates = (op: Op) => op === 'create' || op === 'insert_before' || op === 
 
 /** setPath: `v` with the update at path[level…]; a scalar on the way is left as it is. */
 function setPath(v: JsonValue, path: readonly (string | null)[], level: number, nv: JsonValue | null, op: Op): JsonValue {
+  if (path[level] === null) throw new SqlError('invalid_input', SQLSTATE.null_value_not_allowed, `path element at position ${level + 1} is null`);
   if (v.t === 'object') return setObject(v, path, level, nv, op);
   if (v.t === 'array') return setArray(v, path, level, nv, op);
   return v;

@@ -56,6 +56,15 @@ function field(v: JsonValue, key: string): JsonValue | null {
 
 function element(v: JsonValue, i: number): JsonValue | null {
   if (v.t !== 'array') return null;
+  return elementOf(v, i);
+}
+
+/** `->` int on jsonb: a top-level scalar is a one-element array there (JB_ROOT_IS_ARRAY), as it is not for json or paths. */
+function rootElement(v: JsonValue, i: number): JsonValue | null {
+  return v.t === 'array' || v.t === 'object' ? element(v, i) : elementOf(J.array([v]), i);
+}
+
+function elementOf(v: JsonValue & { t: 'array' }, i: number): JsonValue | null {
   const k = i < 0 ? v.v.length + i : i;
   return k >= 0 && k < v.v.length ? v.v[k]! : null;
 }
@@ -90,7 +99,7 @@ const getField =
 const getElement =
   (text: boolean): Kernel =>
   (a, t) =>
-    emit(element(parseOf(t[0]!)(a[0]), a[1] as number), outOf(t[0]!, text), a[0] as string);
+    emit((t[0]!.id === 'jsonb' ? rootElement : element)(parseOf(t[0]!)(a[0]), a[1] as number), outOf(t[0]!, text), a[0] as string);
 const getPath =
   (text: boolean): Kernel =>
   (a, t) =>
