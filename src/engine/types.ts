@@ -65,6 +65,7 @@ export function categoryOf(t: PgType): Category {
     case 'bytea':
     case 'uuid':
     case 'jsonb':
+    case 'json':
       return 'other';
     default:
       return unreachable(t.id);

@@ -15,9 +15,9 @@
  *     type integer`;
  *   - true / false: 'true' / 'false';
  *   - null, or a missing key: NULL (a missing key: the column's default, if it has one);
- *   - an object or array: only into jsonb (normalized as jsonb input normalizes it); into any
- *     other type → 42804. Into jsonb every value is its JSON source text (a string stays a
- *     JSON string).
+ *   - an object or array: only into jsonb (normalized as jsonb input normalizes it) or json (as
+ *     written); into any other type → 42804. Into json and jsonb every value is its JSON source
+ *     text (a string stays a JSON string).
  *
  * Errors read `data.ndjson:17:3: <PostgreSQL's message>`: the line (1-based, every line
  * counted, blank ones too) and the 1-based position of the offending column IN THE TABLE
@@ -156,7 +156,7 @@ class NdjsonRead {
     this.to = new Int32Array(n);
     this.vals = new Array<Value>(n).fill(null);
     this.keyOrder = new Int32Array(Math.max(8, n)).fill(-1);
-    this.isJsonb = Uint8Array.from(fields, (f) => (f.type.id === 'jsonb' ? 1 : 0));
+    this.isJsonb = Uint8Array.from(fields, (f) => (f.type.id === 'jsonb' || f.type.id === 'json' ? 1 : 0));
     fields.forEach((f, c) => {
       this.byName.set(f.name, c);
       const lower = f.name.toLowerCase();
@@ -298,7 +298,7 @@ class NdjsonRead {
     const b = this.to[c]!;
     if (this.isJsonb[c] === 1) {
       // The value's JSON text: a string keeps its quotes.
-      return k === Slot.Str || k === Slot.StrEsc ? parseText(JSONB, s.slice(a - 1, b + 1)) : parseText(JSONB, s.slice(a, b));
+      return k === Slot.Str || k === Slot.StrEsc ? parseText(type, s.slice(a - 1, b + 1)) : parseText(type, s.slice(a, b));
     }
     switch (k) {
       case Slot.Str:
@@ -468,7 +468,7 @@ function notAnObject(s: string, i: number): PaxdError {
 
 /** Modeled on PostgreSQL's `column "x" is of type integer but expression is of type jsonb` (42804). */
 function nestedMismatch(f: Field, what: 'object' | 'array'): PaxdError {
-  return new PaxdError('invalid_input', SQLSTATE.datatype_mismatch, `column "${f.name}" is of type ${pgDisplayName(f.type)} but the JSON value is an ${what} (only jsonb columns take objects and arrays)`);
+  return new PaxdError('invalid_input', SQLSTATE.datatype_mismatch, `column "${f.name}" is of type ${pgDisplayName(f.type)} but the JSON value is an ${what} (only json and jsonb columns take objects and arrays)`);
 }
 
 // ---- for schema inference (../insert/infer.ts): the top-level entries of one line ----

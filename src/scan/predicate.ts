@@ -224,7 +224,8 @@ export function normalizeValue(f: Field, v: Value): Value {
       if (typeof v === 'string' || typeof v === 'number') return exactUnscaled(f, String(v));
       throw mismatch(f, v);
     case 'jsonb':
-      throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, 'jsonb values in scan predicates are not supported');
+    case 'json':
+      throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${t.id} values in scan predicates are not supported`);
     case 'interval':
       return intervalNotStorable('normalizeValue');
     case 'array':

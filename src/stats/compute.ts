@@ -75,6 +75,7 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
       else numericText(col, start, end, s);
       break;
     case 'jsonb':
+    case 'json':
       break;
     case 'interval':
       return intervalNotStorable('computeStats');

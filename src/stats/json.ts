@@ -51,6 +51,7 @@ function encodingOf(t: PgType): Encoding {
     case Kind.Uuid:
       return 'bytes';
     case Kind.Jsonb:
+    case Kind.Json:
       return 'none';
     case Kind.Interval:
       return intervalNotStorable('stats json');

@@ -62,6 +62,7 @@ export function arrowType(t: PgType): DataType {
     case 'varchar':
     case 'bpchar':
     case 'jsonb':
+    case 'json':
       return new Utf8();
     case 'bytea':
       return new Binary();
@@ -201,7 +202,8 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       }
       break;
     case 'jsonb':
-      break; // always normalized: re-serialized
+    case 'json':
+      break; // always checked (jsonb: normalized)
     case 'interval':
       return intervalNotStorable('columnFromArrow');
     case 'array':
@@ -433,6 +435,7 @@ function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Valu
     case 'varchar':
     case 'bpchar':
     case 'jsonb':
+    case 'json':
       break;
     case 'interval':
       return intervalNotStorable('convertValue');

@@ -11,11 +11,10 @@
  *   bool                      false < true
  *   text/varchar              collation "C": byte-wise UTF-8 = code point order
  *   bpchar                    like text, but trailing spaces are insignificant (bpcharcmp)
- *   jsonb                     byte-wise on the normalized text. NOTE: this is NOT jsonb's own
- *                             btree order (object > array > boolean > number > string > null),
- *                             so the engine refuses ORDER BY and < / > of jsonb (0A000), and
- *                             paxd keeps no min/max for jsonb; equality goes by value
- *                             (src/engine/exec/jsonb.ts).
+ *   jsonb                     jsonb's btree order (object > array > boolean > number > string >
+ *                             null, ./json-compare.ts); paxd keeps no min/max for jsonb
+ *   json                      byte-wise on the text (PostgreSQL has no json ordering: the
+ *                             binder refuses it, 42883)
  *   bytea/uuid                memcmp, shorter prefix first
  *   interval                  the span with 30-day months and 24-hour days (interval_cmp)
  *   T[]                       element by element, a NULL element after every value; then the
@@ -31,9 +30,10 @@
 import type { Value } from './column.js';
 import { type PgType, isDecimal128 } from './type.js';
 import { compareInterval } from './interval.js';
-import { PaxdError, featureNotSupported, unreachable } from './errors.js';
+import { PaxdError, unreachable } from './errors.js';
 import { parseArrayText } from './array.js';
 import { parseText } from './text-io.js';
+import { compareJsonb } from './json-compare.js';
 import { type NumericScan, scanNumeric } from './numeric.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
@@ -54,8 +54,10 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
       return (a ? 1 : 0) - (b ? 1 : 0);
     case 'text':
     case 'varchar':
-    case 'jsonb':
+    case 'json':
       return compareCodePoints(a as string, b as string);
+    case 'jsonb':
+      return compareJsonb(a as string, b as string);
     case 'bpchar':
       return compareBpchar(a as string, b as string);
     case 'bytea':
@@ -73,10 +75,9 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
   }
 }
 
-/** array_cmp of two one-dimensional arrays' texts (jsonb elements have no order in paxd: 0A000). */
+/** array_cmp of two one-dimensional arrays' texts. */
 function compareArrays(element: PgType, a: string, b: string): number {
   if (a === b) return 0;
-  if (element.id === 'jsonb') throw featureNotSupported('comparison of jsonb[] values');
   const x = parseArrayText(a);
   const y = parseArrayText(b);
   const n = Math.min(x.length, y.length);

@@ -41,6 +41,7 @@ export function foreignCollation(t: PgType): 'C' | null {
     case 'numeric':
     case 'uuid':
     case 'jsonb':
+    case 'json':
     case 'interval':
     case 'array':
       return null;

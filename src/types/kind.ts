@@ -37,6 +37,8 @@ export const Kind = {
   Interval: 17,
   /** Computed in expressions only (./array.ts): the array_out text. */
   Array: 18,
+  /** json: its text as written (validated on input). */
+  Json: 19,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
@@ -61,6 +63,7 @@ export const PHYSICAL: Readonly<Record<Kind, Physical>> = Object.freeze({
   [Kind.Jsonb]: 'var',
   [Kind.Interval]: 'fixed16',
   [Kind.Array]: 'var',
+  [Kind.Json]: 'var',
 });
 
 export function kindOf(t: PgType): Kind {
@@ -97,6 +100,8 @@ export function kindOf(t: PgType): Kind {
       return Kind.Uuid;
     case 'jsonb':
       return Kind.Jsonb;
+    case 'json':
+      return Kind.Json;
     case 'interval':
       return Kind.Interval;
     case 'array':

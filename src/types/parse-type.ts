@@ -132,6 +132,7 @@ export function parseTypeName(s: string): PgType {
     case 'jsonb':
       return noMods({ id: 'jsonb' });
     case 'json':
+      return noMods({ id: 'json' });
     case 'time':
     case 'time without time zone':
     case 'time with time zone':

@@ -15,7 +15,7 @@
  *   text/integers.ts   int2 int4 int8          text/floats.ts     float4 float8 (Ryu's output)
  *   text/bool.ts       bool                    text/character.ts  text varchar bpchar
  *   text/bytea.ts      bytea                   text/uuid.ts       uuid
- *   text/jsonb.ts      jsonb (../json-scan.ts) numeric.ts         numeric, numeric(p,s)
+ *   text/jsonb.ts      json jsonb              numeric.ts         numeric, numeric(p,s)
  *   datetime.ts        date timestamp[tz]      interval.ts        interval
  *   array.ts           T[] (element by element, with the element type's input and output)
  *
@@ -37,7 +37,7 @@ import { formatBool, parseBool } from './text/bool.js';
 import { checkText, parseBpchar, parseVarchar } from './text/character.js';
 import { formatBytea, parseBytea } from './text/bytea.js';
 import { formatUuid, parseUuid } from './text/uuid.js';
-import { parseJsonb } from './text/jsonb.js';
+import { parseJson, parseJsonb } from './text/jsonb.js';
 import { formatArrayText, parseArrayText } from './array.js';
 
 export { formatFloat4, formatFloat8 } from './text/floats.js';
@@ -79,6 +79,8 @@ export function parseText(type: PgType, text: string, zone: TimeZone = UTC): Val
       return parseUuid(text);
     case 'jsonb':
       return parseJsonb(text);
+    case 'json':
+      return parseJson(text);
     case 'interval':
       return parseIntervalValue(text);
     case 'array':
@@ -106,6 +108,7 @@ export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string
     case 'varchar':
     case 'bpchar':
     case 'jsonb':
+    case 'json':
       return v as string;
     case 'bytea':
       return formatBytea(v as Uint8Array);

@@ -18,6 +18,7 @@
  *   numeric             utf8 (exact text)          offsets Int32Array + data Uint8Array
  *   uuid                fixed_size_binary(16)      Uint8Array, 16 bytes per value
  *   jsonb               utf8 (normalized text)     offsets Int32Array + data Uint8Array
+ *   json                utf8 (text as written)     offsets Int32Array + data Uint8Array
  *   T[] (expressions)   —                          offsets Int32Array + data Uint8Array (array_out text, ./array.ts)
  */
 import { unreachable } from './errors.js';
@@ -39,6 +40,7 @@ export type TypeId =
   | 'numeric'
   | 'uuid'
   | 'jsonb'
+  | 'json'
   /** Computed in SQL expressions only (./interval.ts); no column has it, so TYPE_IDS omits it. */
   | 'interval'
   /** One-dimensional arrays of `element`, computed in expressions only (./array.ts); TYPE_IDS omits it. */
@@ -46,7 +48,7 @@ export type TypeId =
 
 export const TYPE_IDS: readonly TypeId[] = [
   'int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'text', 'varchar', 'bpchar', 'bytea',
-  'date', 'timestamp', 'timestamptz', 'numeric', 'uuid', 'jsonb',
+  'date', 'timestamp', 'timestamptz', 'numeric', 'uuid', 'jsonb', 'json',
 ];
 
 /**
@@ -135,6 +137,8 @@ export function pgDisplayName(t: PgType): string {
       return 'uuid';
     case 'jsonb':
       return 'jsonb';
+    case 'json':
+      return 'json';
     case 'interval':
       return 'interval';
     case 'array':

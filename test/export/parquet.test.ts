@@ -41,6 +41,7 @@ function duckType(t: PgType): string {
     case 'varchar':
     case 'bpchar':
     case 'jsonb':
+    case 'json':
       return 'VARCHAR';
     case 'bytea':
       return 'BLOB';

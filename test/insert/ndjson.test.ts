@@ -115,6 +115,13 @@ test('values: jsonb takes objects, arrays and scalars as JSON, normalized as jso
   assert.equal(r.rows, [...expected.map((e) => [e]), [null]]);
 });
 
+test('values: json takes objects, arrays and scalars as their JSON source text, as written', async () => {
+  const f = field('j', { id: 'json' });
+  const lines = ['{"j": {"b": 1, "a": [1, 2.50, "x"], "b": 2}}', '{"j": "s\\"q"}', '{"j": 12.50}', '{"j": [  ]}', '{"j": false}', '{"j": null}'];
+  const r = await read(lines.join('\n'), [f]);
+  assert.equal(r.rows, [['{"b": 1, "a": [1, 2.50, "x"], "b": 2}'], ['"s\\"q"'], ['12.50'], ['[  ]'], ['false'], [null]]);
+});
+
 test('values: keys by name in any order, missing keys NULL or default, blank lines and CRLF, at every chunk size', async () => {
   const fields = [field('a', { id: 'int4' }), field('b', { id: 'text' }), field('c', { id: 'int4' }, false, { default: '7' }), field('D', { id: 'bool' })];
   const input = '\ufeff{"b":"x","a":1,"c":2,"D":true}\r\n\n   \r\n{"a":2}\n{"d":false, "b": null}\n{}';
@@ -145,7 +152,7 @@ const ERRORS: { name: string; input: string | Uint8Array; code: string; message:
   { name: 'string into integer', input: '{"a":"12x","c":1}', code: '22P02', message: 'data.ndjson:1:1: invalid input syntax for type integer: "12x"', line: 1, column: 1 },
   { name: 'NOT NULL, explicit null', input: '{"c":1}\r\n{"c":null}\r\n', code: '23502', message: 'data.ndjson:2:3: null value in column "c" of relation "t" violates not-null constraint', line: 2, column: 3 },
   { name: 'NOT NULL, missing key', input: '{"a":1}\n', code: '23502', message: 'data.ndjson:1:3: null value in column "c" of relation "t" violates not-null constraint', line: 1, column: 3 },
-  { name: 'object into integer', input: '{"c":1,"a":{"x":1}}\n', code: '42804', message: 'data.ndjson:1:1: column "a" is of type integer but the JSON value is an object (only jsonb columns take objects and arrays)', line: 1, column: 1 },
+  { name: 'object into integer', input: '{"c":1,"a":{"x":1}}\n', code: '42804', message: 'data.ndjson:1:1: column "a" is of type integer but the JSON value is an object (only json and jsonb columns take objects and arrays)', line: 1, column: 1 },
   { name: 'unknown key', input: '{"c":1}\n{"c":1,"zz":2}\n', code: '42703', message: 'data.ndjson:2: column "zz" of relation "t" does not exist', line: 2 },
   { name: 'invalid JSON: trailing comma', input: '{"c":1,}\n', code: '22P02', message: 'data.ndjson:1: invalid input syntax for type json', line: 1 },
   { name: 'invalid JSON: bad literal', input: '{"c":1}\n{"c":tru}\n', code: '22P02', message: 'data.ndjson:2: invalid input syntax for type json', line: 2 },

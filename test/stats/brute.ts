@@ -74,7 +74,7 @@ export function bruteStats(c: Column, start: number, end: number): ColumnStats {
       default:
         break;
     }
-    if (t.id === 'jsonb') continue;
+    if (t.id === 'jsonb' || t.id === 'json') continue;
     if ((t.id === 'float4' || t.id === 'float8') && Number.isNaN(v)) {
       s.nans++;
       continue;

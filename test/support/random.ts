@@ -317,6 +317,7 @@ export function randomValue(type: PgType, rng: Rng): Value {
     case 'uuid':
       return rng.chance(0.1) ? rng.pick([new Uint8Array(16), new Uint8Array(16).fill(255)]) : rng.bytes(16);
     case 'jsonb':
+    case 'json':
       return randomJsonb(rng, 0);
     case 'interval':
       return intervalNotStorable('randomValue');

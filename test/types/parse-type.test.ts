@@ -48,6 +48,7 @@ test('PostgreSQL type spellings', () => {
     ['numeric(5,-2)', { id: 'numeric', precision: 5, scale: -2 }],
     ['uuid', { id: 'uuid' }],
     ['jsonb', { id: 'jsonb' }],
+    ['json', { id: 'json' }],
   ];
   for (const [s, want] of cases) assert.equal(parseTypeName(s), want, s);
 });
@@ -59,7 +60,7 @@ test('type name errors carry PostgreSQL SQLSTATEs', () => {
   assert.is(code(() => parseTypeName('numeric(10,1001)')), '22023');
   assert.is(code(() => parseTypeName('varchar(0)')), '22023');
   assert.is(code(() => parseTypeName('float(54)')), '22023');
-  assert.is(code(() => parseTypeName('json')), '0A000');
+  assert.is(code(() => parseTypeName('xml')), '0A000');
   assert.is(code(() => parseTypeName('timestamp(3)')), '0A000');
   assert.is(code(() => parseTypeName('int4(3)')), '42601');
   assert.is(code(() => parseTypeName('int[]')), '0A000');

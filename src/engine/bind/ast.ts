@@ -2,6 +2,7 @@
  * Parse-tree helpers of the binder: WHERE conjuncts, output column names (PostgreSQL's
  * FigureColname), locking clauses, whether an expression holds an aggregate.
  */
+import { isJsonAggregate } from './json-aggregates.js';
 import { PaxdError, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import type { Expr } from '../expr.js';
@@ -92,7 +93,8 @@ export function hasAggregate(node: AstNode): boolean {
     const fc = o['FuncCall'] as AstFields | undefined;
     if (fc !== undefined) {
       const names = (fc.funcname as AstNode[]).map(str);
-      if (AGGREGATES.has(names[names.length - 1]!.toLowerCase()) && fc.over === undefined) {
+      const name = names[names.length - 1]!.toLowerCase();
+      if ((AGGREGATES.has(name) || isJsonAggregate(name)) && fc.over === undefined) {
         found = true;
         return;
       }

@@ -93,8 +93,8 @@ export function checkCast(from: PgType, to: PgType, location?: number): void {
   if (cf === ct && (cf !== 'other' || from.id === to.id)) return;
   // pg_cast has these, paxd does not evaluate them; every other pair has no cast (42846).
   if ((cf === 'bool' && to.id === 'int4') || (from.id === 'int4' && ct === 'bool')) return;
-  const exists = from.id === 'jsonb' && (ct === 'numeric' || ct === 'bool');
-  if (exists) throw notSupported(`cast from ${pgDisplayName(from)} to ${pgDisplayName(to)}`, location);
+  // json ↔ jsonb, and jsonb to a number or a boolean (jsonb_numeric, jsonb_bool …: a scalar of that kind).
+  if ((from.id === 'json' && to.id === 'jsonb') || (from.id === 'jsonb' && (to.id === 'json' || ct === 'numeric' || ct === 'bool'))) return;
   throw new SqlError('invalid_input', SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(from)} to ${pgDisplayName(to)}`, positionOf(location));
 }
 
@@ -172,11 +172,7 @@ export function typeOf(typeName: AstFields): PgType {
   }
 }
 
-/**
- * ORDER BY a jsonb value would need jsonb's own ordering (objects > arrays > booleans >
- * numbers > strings, numbers by value), not the normalized text's bytes: 0A000 rather than
- * another order than PostgreSQL's.
- */
+/** ORDER BY: jsonb sorts by jsonb_cmp (../../types/json-compare.ts); json has no ordering operator (42883). */
 export function checkSortable(type: PgType, location: number | undefined): void {
-  if (type.id === 'jsonb') throw notSupported('ORDER BY of jsonb', location);
+  if (type.id === 'json') throw new SqlError('not_found', SQLSTATE.undefined_function, 'could not identify an ordering operator for type json', positionOf(location));
 }

@@ -11,6 +11,8 @@ import { aggregateNotAllowed, datatypeMismatch, notSupported, positionOf, SqlErr
 import { fromText, toText } from '../exec/kernels.js';
 import { type AggCall, type AggName, type OrderItem, COLLECTING_AGGREGATES, queryFields } from '../ir.js';
 import { bindFunction, bindIntervalCast, bindMinMax, bindSqlValueFunction, isIntervalType, unknownFunction } from './functions.js';
+import { bindJsonAggregate, bindJsonOperator } from './json.js';
+import { isJsonAggregate } from './json-aggregates.js';
 import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf } from './catalog.js';
 import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal } from './literals.js';
 import { outputName, hasAggregate, safeBind } from './ast.js';
@@ -281,6 +283,8 @@ export abstract class ExprBinder extends OperatorBinder {
         }
         const l = this.expr(n.lexpr, mode);
         const r = this.expr(n.rexpr, mode);
+        const json = bindJsonOperator(op, l, r, n.location, this.fn);
+        if (json !== null) return json;
         // Arrays have comparisons only; PostgreSQL's array operators (||, @>, &&, …) paxd lacks.
         if (op === '||' && (l.type.id === 'array' || r.type.id === 'array')) return this.arrayConcat(l, r, n.location);
         if (CMP[op] === undefined && (l.type.id === 'array' || r.type.id === 'array')) throw notSupported(`operator ${op} on arrays`, n.location);
@@ -363,6 +367,7 @@ export abstract class ExprBinder extends OperatorBinder {
       if (names[0] === 'public') throw undefinedFunction(`${names.join('.')}(…)`, n.location);
       throw new SqlError('not_found', SQLSTATE.invalid_schema_name, `schema "${names[0]}" does not exist`, positionOf(n.location));
     }
+    if (isJsonAggregate(name0) && n.over === undefined) return bindJsonAggregate(name0, n, (call) => this.funcCall(call, mode), this.fn);
     if (!AGGREGATES.has(name0) || n.over !== undefined) return this.scalarFunc(name0, n, mode);
     const name = AGGREGATE_ALIAS[name0] ?? (name0 as AggName);
     if (mode.kind === 'scalar') throw aggregateNotAllowed(mode.clause, n.location);

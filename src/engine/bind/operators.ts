@@ -73,10 +73,11 @@ export abstract class OperatorBinder extends ScopeBinder {
     const l = unknownLiterals.has(l0) && !unknownLiterals.has(r0) ? this.cast(l0, r0.type, location) : l0;
     const r = unknownLiterals.has(r0) && !unknownLiterals.has(l0) ? this.cast(r0, l.type, location) : r0;
     const type = unknownLiterals.has(l) && unknownLiterals.has(r) ? T.text : comparisonType(l.type, r.type);
-    if (type === null) throw undefinedOperator(`${pgDisplayName(l.type)} ${op} ${pgDisplayName(r.type)}`, location);
+    if (type === null || type.id === 'json') throw undefinedOperator(`${pgDisplayName(l.type)} ${op} ${pgDisplayName(r.type)}`, location);
     if (type.id === 'jsonb') {
       // jsonb's = and <> compare values (1.0 = 1 inside documents): text of the comparison keys.
-      if (op !== '=' && op !== '<>') throw notSupported(`jsonb ${op} jsonb`, location);
+      // The order operators compare by jsonb_cmp (../../types/json-compare.ts).
+      if (op !== '=' && op !== '<>') return E.cmp(op, E.func('jsonb_cmp(jsonb,jsonb)', [this.cast(l, type, location), this.cast(r, type, location)], T.int4), E.const(0, T.int4));
       return E.cmp(op, E.func('jsonb_eqkey', [this.cast(l, type, location)], T.text), E.func('jsonb_eqkey', [this.cast(r, type, location)], T.text));
     }
     const lc = this.cast(l, type, location);

@@ -6,7 +6,7 @@
  * Values per engine type: int2/int4/date and floats are numbers, int8/timestamp bigints,
  * numeric exact decimal text, text types strings, bool booleans.
  */
-import { type PgType, type Value, SQLSTATE, formatText, parseText, compareValues, truncateChars } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, castJson, formatText, parseText, compareValues, truncateChars } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/index.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
@@ -21,6 +21,7 @@ const INT_LIMITS = {
   int4: [-2147483648, 2147483647, 'integer'],
 } as const;
 const INT8_MIN = -(2n ** 63n);
+const T_NUMERIC: PgType = Object.freeze({ id: 'numeric' });
 const INT8_MAX = 2n ** 63n - 1n;
 
 function checkInt(id: 'int2' | 'int4', r: number): number {
@@ -193,6 +194,10 @@ export function castValue(from: PgType, to: PgType, v: Value, explicit = false):
   const ct = categoryOf(to);
   // bpchar to text or varchar drops the padding (rtrim1, the cast function of bpchar → text).
   if (from.id === 'bpchar' && (to.id === 'text' || to.id === 'varchar')) return parseText(to, (v as string).replace(/ +$/, ''));
+  if ((from.id === 'jsonb' || from.id === 'json') && ct !== 'string') {
+    const x = castJson(from, to, v);
+    return ct === 'numeric' ? castNumber(T_NUMERIC, to, x) : x;
+  }
   if (cf === 'string') return fromText(to, v as string);
   // bool's cast to text is booltext (`true`), not its output function (`t`).
   if (ct === 'string') return parseText(to, from.id === 'bool' ? String(v) : toText(from, v));

@@ -62,6 +62,7 @@ export function fastPathOf(f: Field): FastPath {
     case Kind.Bytea:
     case Kind.Uuid:
     case Kind.Jsonb:
+    case Kind.Json:
       return FastPath.Generic;
     case Kind.Interval:
       return intervalNotStorable('kindOf');

@@ -87,6 +87,7 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'json':
       return Buffer.from(v as string, 'utf8');
     case 'jsonb':
       return Buffer.concat([Buffer.from([1]), Buffer.from(v as string, 'utf8')]);
@@ -156,6 +157,7 @@ export function decodeBinary(type: PgType, b: Buffer, zone: TimeZone = UTC): Val
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'json':
       return parseText(type, b.toString('utf8'));
     case 'jsonb':
       if (b.byteLength < 1 || b[0] !== 1) throw badBinary(type, `unsupported jsonb version number ${b[0] ?? 'none'}`);

@@ -29,6 +29,7 @@ export const TYPE_OID: Readonly<Record<ScalarId, number>> = {
   numeric: 1700,
   uuid: 2950,
   jsonb: 3802,
+  json: 114,
   interval: 1186,
 };
 
@@ -50,6 +51,7 @@ export const ARRAY_OID: Readonly<Record<ScalarId, number>> = {
   numeric: 1231,
   uuid: 2951,
   jsonb: 3807,
+  json: 199,
   interval: 1187,
 };
 
@@ -71,6 +73,7 @@ export const TYPE_SIZE: Readonly<Record<TypeId, number>> = {
   numeric: -1,
   uuid: 16,
   jsonb: -1,
+  json: -1,
   interval: 16,
   array: -1,
 };

@@ -79,6 +79,7 @@ function kindOf(c: EncoderColumn): number {
     case Kind.Varchar:
     case Kind.Bpchar:
     case Kind.Jsonb:
+    case Kind.Json:
     case Kind.NumericText: // stored as its exact text, which the engine prints as it is
     case Kind.Array: // array_out's text (src/types/array.ts)
       return K_BYTES;

@@ -4,15 +4,16 @@
  * printed as numeric_out does (1.0 stays 1.0, 1e2 becomes 100); object keys are sorted by
  * (byte length, bytes) with the last duplicate winning; separators are ", " and ": ".
  *
- * Tokens are found by the JSON scanner (../json-scan.ts), the one NDJSON input uses too.
+ * Tokens are found by the JSON scanner (../json-scan.ts), the one NDJSON input uses too. The
+ * parser builds ../json-value.ts's values, the one model of JSON that json and jsonb share;
+ * json input runs the same grammar without the numeric and escape checks (json_in validates only).
  */
 import { SQLSTATE, assert } from '../errors.js';
 import { jsonNumberEnd, jsonScan, jsonSkipWs, jsonStringEnd } from '../json-scan.js';
 import { checkNumericStorage, numericToString, scanNumeric } from '../numeric.js';
 import { checkText } from './character.js';
+import { type JsonValue, jsonbText, normalizeJsonb } from '../json-value.js';
 import { err, hexVal, isAlpha, isDigit } from './scan.js';
-
-const utf8enc = new TextEncoder();
 
 class JsonFail {
   constructor(
@@ -26,11 +27,20 @@ function jsonSyntax(detail: string): JsonFail {
   return new JsonFail(SQLSTATE.invalid_text_representation, 'invalid input syntax for type json', detail);
 }
 
-type JsonNode = string | JsonNode[] | { keys: string[]; vals: JsonNode[] };
-
 class JsonParser {
   i = 0;
-  constructor(readonly s: string) {}
+  /** Escapes de-escaped with PostgreSQL's checks (\u0000, lone surrogates): not so in json_in. */
+  readonly strict: boolean;
+  /** Numbers numeric_in'd and kept as numeric_out prints them (jsonb); else as written. */
+  readonly numbers: boolean;
+
+  constructor(
+    readonly s: string,
+    mode: JsonParseMode,
+  ) {
+    this.strict = mode !== 'validate';
+    this.numbers = mode === 'jsonb';
+  }
 
   ws(): void {
     this.i = jsonSkipWs(this.s, this.i, this.s.length);
@@ -44,32 +54,39 @@ class JsonParser {
     return j === this.i ? s.slice(this.i, this.i + 1) : s.slice(this.i, j);
   }
 
-  value(depth: number): JsonNode {
+  value(depth: number): JsonValue {
     this.ws();
     const s = this.s;
     if (this.i >= s.length) throw jsonSyntax('The input string ended unexpectedly.');
+    const start = this.i;
     const c = s.charCodeAt(this.i);
     if (c === 123) return this.object(depth);
     if (c === 91) return this.array(depth);
-    if (c === 34) return jsonbString(this.string());
-    if (c === 45 || isDigit(c)) return this.number();
+    if (c === 34) return { t: 'string', v: this.string(), start, end: this.i };
+    if (c === 45 || isDigit(c)) return { t: 'number', v: this.number(), start, end: this.i };
+    // A punctuation token where a value belongs (parse_scalar's JSON_PARSE_VALUE).
+    if (c === 93 || c === 125 || c === 44 || c === 58) throw jsonSyntax(`Expected JSON value, but found "${s[this.i]}".`);
     const tok = this.token();
-    if (tok === 'true' || tok === 'false' || tok === 'null') {
+    if (tok === 'true' || tok === 'false') {
       this.i += tok.length;
-      return tok;
+      return { t: 'bool', v: tok === 'true', start, end: this.i };
+    }
+    if (tok === 'null') {
+      this.i += 4;
+      return { t: 'null', start, end: this.i };
     }
     throw jsonSyntax(`Token "${tok}" is invalid.`);
   }
 
-  object(depth: number): JsonNode {
+  object(depth: number): JsonValue {
     const s = this.s;
-    this.i++;
+    const start = this.i++;
     const keys: string[] = [];
-    const vals: JsonNode[] = [];
+    const vals: JsonValue[] = [];
     this.ws();
     if (s.charCodeAt(this.i) === 125) {
       this.i++;
-      return { keys, vals };
+      return { t: 'object', keys, vals, start, end: this.i };
     }
     for (;;) {
       this.ws();
@@ -88,17 +105,17 @@ class JsonParser {
         throw this.expected('"," or "}"');
       }
     }
-    return { keys, vals };
+    return { t: 'object', keys, vals, start, end: this.i };
   }
 
-  array(depth: number): JsonNode {
+  array(depth: number): JsonValue {
     const s = this.s;
-    this.i++;
-    const out: JsonNode[] = [];
+    const start = this.i++;
+    const out: JsonValue[] = [];
     this.ws();
     if (s.charCodeAt(this.i) === 93) {
       this.i++;
-      return out;
+      return { t: 'array', v: out, start, end: this.i };
     }
     for (;;) {
       out.push(this.value(depth + 1));
@@ -111,7 +128,7 @@ class JsonParser {
         throw this.expected('"," or "]"');
       }
     }
-    return out;
+    return { t: 'array', v: out, start, end: this.i };
   }
 
   expected(what: string): JsonFail {
@@ -171,6 +188,11 @@ class JsonParser {
           break;
         case 117: {
           const u = this.hex4(i + 2);
+          if (!this.strict) {
+            out += s.slice(i, i + 6);
+            i += 4;
+            break;
+          }
           if (u === 0) throw new JsonFail(SQLSTATE.untranslatable_character, 'unsupported Unicode escape sequence', '\\u0000 cannot be converted to text.');
           if (u >= 0xd800 && u <= 0xdbff) {
             if (s.charCodeAt(i + 6) !== 92 || s.charCodeAt(i + 7) !== 117) throw jsonSyntax('Unicode low surrogate must follow a high surrogate.');
@@ -218,6 +240,7 @@ class JsonParser {
     const c = s.charCodeAt(i);
     if (isAlpha(c) || isDigit(c) || c === 95 || c >= 128) throw bad();
     this.i = i;
+    if (!this.numbers) return s.slice(start, i);
     const p = scanNumeric(s.slice(start, i));
     assert(typeof p !== 'string', 'JSON number scanned as a numeric special');
     checkNumericStorage(p);
@@ -237,77 +260,35 @@ class JsonParser {
   }
 }
 
-/** escape_json of json.c: \" \\ \b \f \n \r \t, other controls as \u00XX, the rest as is. */
-export function jsonbString(v: string): string {
-  let out = '"';
-  let run = 0;
-  for (let i = 0; i < v.length; i++) {
-    const c = v.charCodeAt(i);
-    if (c >= 32 && c !== 34 && c !== 92) continue;
-    out += v.slice(run, i);
-    run = i + 1;
-    switch (c) {
-      case 34:
-        out += '\\"';
-        break;
-      case 92:
-        out += '\\\\';
-        break;
-      case 8:
-        out += '\\b';
-        break;
-      case 12:
-        out += '\\f';
-        break;
-      case 10:
-        out += '\\n';
-        break;
-      case 13:
-        out += '\\r';
-        break;
-      case 9:
-        out += '\\t';
-        break;
-      default:
-        out += '\\u' + c.toString(16).padStart(4, '0');
-    }
-  }
-  return out + v.slice(run) + '"';
-}
+/**
+ * How a text is parsed: 'jsonb' (jsonb_in: numbers normalized, escapes checked), 'json' (a json
+ * value read by an operator: escapes checked, numbers as written), 'validate' (json_in: the
+ * grammar only).
+ */
+export type JsonParseMode = 'jsonb' | 'json' | 'validate';
 
-function utf8Compare(a: string, b: string): number {
-  const x = utf8enc.encode(a);
-  const y = utf8enc.encode(b);
-  if (x.length !== y.length) return x.length - y.length;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return 0;
-}
-
-function jsonbOut(n: JsonNode): string {
-  if (typeof n === 'string') return n;
-  if (Array.isArray(n)) return '[' + n.map(jsonbOut).join(', ') + ']';
-  // Sort key indexes by (UTF-8 length, bytes), stable; the last of equal keys wins.
-  const idx = n.keys.map((_, i) => i);
-  idx.sort((a, b) => utf8Compare(n.keys[a]!, n.keys[b]!) || a - b);
-  const parts: string[] = [];
-  for (let k = 0; k < idx.length; k++) {
-    const i = idx[k]!;
-    if (k + 1 < idx.length && n.keys[idx[k + 1]!] === n.keys[i]) continue;
-    parts.push(jsonbString(n.keys[i]!) + ': ' + jsonbOut(n.vals[i]!));
-  }
-  return '{' + parts.join(', ') + '}';
-}
-
-export function parseJsonb(s: string): string {
+/** Parses JSON text into a value (22P02 with PostgreSQL's DETAIL when it is not JSON). */
+export function parseJsonValue(s: string, mode: JsonParseMode = 'jsonb'): JsonValue {
   checkText(s);
-  const p = new JsonParser(s);
+  const p = new JsonParser(s, mode);
   try {
     const v = p.value(0);
     p.ws();
     if (p.i < s.length) throw p.expected('end of input');
-    return jsonbOut(v);
+    return v;
   } catch (e) {
     if (e instanceof JsonFail) throw err(e.code, e.message, e.detail);
     throw e;
   }
+}
+
+/** jsonb_in: the normalized text (../json-value.ts). */
+export function parseJsonb(s: string): string {
+  return jsonbText(normalizeJsonb(parseJsonValue(s)));
+}
+
+/** json_in: the text as written, once it is JSON. */
+export function parseJson(s: string): string {
+  parseJsonValue(s, 'validate');
+  return s;
 }
