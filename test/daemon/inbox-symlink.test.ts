@@ -49,7 +49,9 @@ test('a symbolic link in the inbox is moved to .failed/ unread; a linked table f
     writeFileSync(join(dir, '.good.tmp'), 'id,v\n1,10\n');
     renameSync(join(dir, '.good.tmp'), join(dir, 'good.csv'));
     symlinkSync('/etc/passwd', join(dir, 'later.csv')); // one arriving while it runs
-    await until(() => ls(join(dir, '.failed')).filter((f) => f.endsWith('.error.json')).length === 2 && ls(join(dir, '.done')).length === 1, 'the links failed, good.csv done');
+    // The .error.json is written before its file moves (src/daemon/inbox.ts): wait for both.
+    const failed = ['later.csv', 'later.csv.error.json', 'linked.csv', 'linked.csv.error.json'];
+    await until(() => failed.every((f) => ls(join(dir, '.failed')).includes(f)) && ls(join(dir, '.done')).length === 1, 'the links failed, good.csv done');
     for (const name of ['linked.csv', 'later.csv']) {
       const info = JSON.parse(readFileSync(join(dir, '.failed', `${name}.error.json`), 'utf8')) as FailedFileJson;
       assert.is(info.sqlstate, '42501', name);
