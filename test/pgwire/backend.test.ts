@@ -41,6 +41,7 @@ test('type OIDs and typmods are PostgreSQL\'s', () => {
     [{ id: 'numeric' }, 1700, -1],
     [{ id: 'uuid' }, 2950, -1],
     [{ id: 'jsonb' }, 3802, -1],
+    [{ id: 'json' }, 114, -1],
   ];
   for (const [t, oid, typmod] of cases) {
     assert.is(typeOid(t), oid, t.id);
