@@ -422,6 +422,8 @@ function sql(e: Expr, names: readonly string[]): string {
       case 'like':
         return `(${go(x.arg)} ${x.negated ? '!' : ''}~~${x.ci ? '*' : ''} ${go(x.pattern)})`;
       case 'func':
+        // The library's operators (`->`, `@>` … of functions/json.ts) print infix, as PostgreSQL's do.
+        if (isLibraryFn(x.fn) && x.args.length === 2 && !/^[A-Za-z_]/.test(libraryName(x.fn))) return `(${go(x.args[0]!)} ${libraryName(x.fn)} ${go(x.args[1]!)})`;
         return x.fn === 'textcat' ? `(${go(x.args[0]!)} || ${go(x.args[1]!)})` : `${isLibraryFn(x.fn) ? libraryName(x.fn) : x.fn}(${x.args.map(go).join(', ')})`;
       case 'inSet':
         // PostgreSQL's hashed subplan, with the number of values its InitPlan returned.

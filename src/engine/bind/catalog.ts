@@ -172,6 +172,11 @@ export function typeOf(typeName: AstFields): PgType {
   }
 }
 
+/** GROUP BY and DISTINCT: json has no equality operator (42883), as in PostgreSQL. */
+export function checkGroupable(type: PgType, location: number | undefined): void {
+  if (type.id === 'json') throw new SqlError('not_found', SQLSTATE.undefined_function, 'could not identify an equality operator for type json', positionOf(location));
+}
+
 /** ORDER BY: jsonb sorts by jsonb_cmp (../../types/json-compare.ts); json has no ordering operator (42883). */
 export function checkSortable(type: PgType, location: number | undefined): void {
   if (type.id === 'json') throw new SqlError('not_found', SQLSTATE.undefined_function, 'could not identify an ordering operator for type json', positionOf(location));

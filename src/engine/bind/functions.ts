@@ -16,6 +16,7 @@
  * push it into the scan (`dateComparison` turns a comparison of a date with a timestamp at
  * midnight into a date comparison, which is exactly equivalent).
  */
+import { JSON_SET_RETURNING } from './json-aggregates.js';
 import { type PgType, pgDisplayName, SQLSTATE, INTERVAL_RANGE, makeInterval, parseInterval } from '../../types/index.js';
 import type { AstFields, AstNode } from '../parse.js';
 import { fieldsOf } from '../parse.js';
@@ -422,7 +423,7 @@ const POSTGRES_BUILTINS = new Set(
 
 /** The error for a function name the binder does not know: 0A000 for PostgreSQL's, else 42883. */
 export function unknownFunction(name: string, args: readonly Expr[], location: number, b: FnBinder): SqlError {
-  if (POSTGRES_BUILTINS.has(name)) return notSupported(`function ${name}()`, location);
+  if (POSTGRES_BUILTINS.has(name) || JSON_SET_RETURNING.has(name)) return notSupported(`function ${name}()`, location);
   return undefinedFunction(`${name}(${args.map((a) => argTypeName(a, b)).join(', ')})`, location);
 }
 

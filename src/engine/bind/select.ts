@@ -12,7 +12,7 @@ import { T, categoryOf, engineType } from '../types.js';
 import { datatypeMismatch, notSupported, positionOf, SqlError, undefinedFunction } from '../errors.js';
 import { castValue } from '../exec/kernels.js';
 import type { AggCall, AggName, OrderItem, Target } from '../ir.js';
-import { checkSortable } from './catalog.js';
+import { checkGroupable, checkSortable } from './catalog.js';
 import { target, unknownLiterals, resolveUnknown } from './literals.js';
 import { outputName, hasAggregate } from './ast.js';
 import type { ColumnSource, Mode, SelectCore } from './scope.js';
@@ -67,6 +67,7 @@ export class Binder extends ExprBinder {
       for (const g of sets?.nodes ?? ((s.groupClause ?? []) as AstNode[])) {
         const node = this.groupNode(g, targetNodes);
         const e = this.expr(node, { kind: 'scalar', clause: 'GROUP BY' });
+        checkGroupable(e.type, locationOf(node));
         grouped.keys.push(e);
         grouped.keyNodes.push(exprKey(e));
       }
@@ -105,6 +106,7 @@ export class Binder extends ExprBinder {
     const on = distinctOnOf(s, orderBy, (node) => this.orderItem({ node }, targets, mode));
     const distinct = s.distinctClause !== undefined && on === null;
     if (distinct) {
+      for (const t of targets) checkGroupable(t.expr.type, undefined);
       const keys = new Set(targets.map((t) => exprKey(t.expr)));
       if (orderBy.some((o) => !keys.has(exprKey(o.expr))))
         throw new SqlError('invalid_input', SQLSTATE.invalid_column_reference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', positionOf(locationOf(s.sortClause[0])));

@@ -8,6 +8,7 @@
  * slot (base + k) in place. Calls over equal window specifications share one spec, so the
  * step sorts once for them.
  */
+import { isJsonAggregate } from './json-aggregates.js';
 import { type PgType, type Value, SQLSTATE, arrayOf, pgDisplayName } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, str } from '../parse.js';
 import { type ArithOp, type Expr, E, exprKey, substitute } from '../expr.js';
@@ -117,6 +118,7 @@ export class WindowBinding {
     } finally {
       this.inside = null;
     }
+    if (bound === null && isJsonAggregate(name0)) throw notSupported(`${name0}() OVER (…)`, location);
     if (bound === null) {
       // A scalar function with OVER: 42809 when it exists (else its own error, 42883 or 0A000).
       const { over: _over, ...plain } = n;

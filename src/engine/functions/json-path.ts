@@ -32,7 +32,8 @@ export function jsonbArrayIndex(s: string): number | null {
 /** What a path update does at its last step (jsonfuncs.c JB_PATH_*). */
 type Op = 'replace' | 'create' | 'insert_before' | 'insert_after' | 'delete';
 
-function invalid(message: string, hint?: string): SqlError {
+/** 22023, the code of jsonfuncs.c's "cannot … in scalar" errors (a HINT where PostgreSQL gives one). */
+export function invalidParameter(message: string, hint?: string): SqlError {
   const e = new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, message);
   if (hint !== undefined) Object.assign(e, { hint });
   return e;
@@ -66,7 +67,7 @@ function setObject(v: JsonValue & { t: 'object' }, path: readonly (string | null
     vals[i] = setPath(v.vals[i]!, path, level + 1, nv, op);
     return J.object(v.keys, vals);
   }
-  if (op === 'insert_before' || op === 'insert_after') throw invalid('cannot replace existing key', 'Try using the function jsonb_set to replace key value.');
+  if (op === 'insert_before' || op === 'insert_after') throw invalidParameter('cannot replace existing key', 'Try using the function jsonb_set to replace key value.');
   if (op === 'delete') return J.object(v.keys.filter((_, j) => j !== i), v.vals.filter((_, j) => j !== i));
   const vals = [...v.vals];
   vals[i] = nv!;
@@ -112,7 +113,7 @@ function setArray(v: JsonValue & { t: 'array' }, path: readonly (string | null)[
 function update(a: readonly Value[], op: Op): Value {
   const v = parseJsonValue(a[0] as string);
   const path = parseArrayText(a[1] as string);
-  if (v.t !== 'object' && v.t !== 'array') throw invalid(op === 'delete' ? 'cannot delete path in scalar' : 'cannot set path in scalar');
+  if (v.t !== 'object' && v.t !== 'array') throw invalidParameter(op === 'delete' ? 'cannot delete path in scalar' : 'cannot set path in scalar');
   if (path.length === 0) return a[0]!;
   const nv = op === 'delete' ? null : parseJsonValue(a[2] as string);
   return jsonbText(normalizeJsonb(setPath(v, path, 0, nv, op)));

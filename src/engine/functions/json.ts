@@ -12,11 +12,10 @@
  * ./arrays.ts; ../bind/json.ts binds `a -> b` to them. Path updates (jsonb_set, jsonb_insert,
  * `#-`) are in ./json-path.ts, constructors and aggregates in ./json-build.ts.
  */
-import { type JsonValue, type PgType, type Value, J, SQLSTATE, compareJsonbValues, findKey, jsonText, jsonTypeName, jsonbContains, jsonbEqual, jsonbPretty, jsonbText, normalizeJsonb, parseArrayText, parseJsonValue } from '../../types/index.js';
-import { SqlError } from '../errors.js';
+import { type JsonValue, type PgType, type Value, J, compareJsonbValues, findKey, jsonText, jsonTypeName, jsonbContains, jsonbEqual, jsonbPretty, jsonbText, normalizeJsonb, parseArrayText, parseJsonValue } from '../../types/index.js';
 import { T } from '../types.js';
 import type { Family, Kernel, Signature } from './signature.js';
-import { JSON_PATH_FUNCTIONS, jsonbArrayIndex } from './json-path.js';
+import { JSON_PATH_FUNCTIONS, invalidParameter, jsonbArrayIndex } from './json-path.js';
 
 export const JSONB: PgType = Object.freeze({ id: 'jsonb' });
 export const JSON_T: PgType = Object.freeze({ id: 'json' });
@@ -28,13 +27,6 @@ const sig = (params: readonly PgType[], result: PgType, kernel: Kernel, extra: P
 export const jb = (v: Value | undefined): JsonValue => parseJsonValue(v as string);
 /** A json value's tree, strings de-escaped with their checks, numbers as written. */
 const js = (v: Value | undefined): JsonValue => parseJsonValue(v as string, 'json');
-
-/** 22023, the code of every "cannot … of a scalar" error of jsonfuncs.c. */
-export function invalidParameter(message: string, hint?: string): SqlError {
-  const e = new SqlError('invalid_input', SQLSTATE.invalid_parameter_value, message);
-  if (hint !== undefined) Object.assign(e, { hint });
-  return e;
-}
 
 /** How the result of a member lookup is returned: as jsonb, as json (its source text), or as text (->>). */
 type Out = 'jsonb' | 'json' | 'text';

@@ -88,9 +88,9 @@ class JsonParser {
       this.i++;
       return { t: 'object', keys, vals, start, end: this.i };
     }
-    for (;;) {
+    for (let first = true; ; first = false) {
       this.ws();
-      if (s.charCodeAt(this.i) !== 34) throw this.expected('string');
+      if (s.charCodeAt(this.i) !== 34) throw this.expected(first ? 'string or "}"' : 'string');
       keys.push(this.string());
       this.ws();
       if (s.charCodeAt(this.i) !== 58) throw this.expected('":"');
