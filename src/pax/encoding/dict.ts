@@ -149,7 +149,8 @@ function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, d
   }
   if (g < 2 || maxLen === 0) return null;
   const total = offsets[n]!;
-  const start = new Int32Array(combos + 1);
+  // Scratch 1 is free here (the codes were unpacked into scratch 0 and copied out).
+  const start = scratchU32(1, combos + 1);
   const tableBytes = sequenceStarts(combos, g, d, dOff, start);
   const data = memory.bytes(Slot.Values, total + tableBytes);
   writeSequences(combos, g, d, dOff, dd, data, total);
@@ -159,7 +160,7 @@ function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, d
 }
 
 /** Sequence c (digits base d, row 0 least significant) starts at start[c] of the table; returns its size. */
-function sequenceStarts(combos: number, g: number, d: number, dOff: Int32Array, start: Int32Array): number {
+function sequenceStarts(combos: number, g: number, d: number, dOff: Int32Array, start: Uint32Array): number {
   let bytes = 0;
   for (let c = 0; c < combos; c++) {
     start[c] = bytes;
@@ -187,7 +188,7 @@ function copyRows(codes: Uint16Array, from: number, to: number, offsets: Int32Ar
   }
 }
 
-function copyGroups(codes: Uint16Array, n: number, g: number, d: number, offsets: Int32Array, start: Int32Array, base: number, data: Uint8Array): void {
+function copyGroups(codes: Uint16Array, n: number, g: number, d: number, offsets: Int32Array, start: Uint32Array, base: number, data: Uint8Array): void {
   const full = n - (n % g);
   for (let i = 0; i < full; i += g) {
     let c = 0;
