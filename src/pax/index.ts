@@ -9,4 +9,5 @@ export type { PaxFormat, ZoneEncoding, ZoneJson } from './footer.js';
 export { encodeChunk, type EncodedChunk } from './chunk-encode.js';
 export { encodePool } from './encode-pool.js';
 export { decodeZone, decodeCounters } from './zone-decode.js';
+export { ZoneBuffers, FRESH_MEMORY, type ZoneMemory } from './zone-memory.js';
 export { MAX_ZONE_ROWS } from './writer.js';

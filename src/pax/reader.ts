@@ -23,6 +23,7 @@ import { CODECS } from './codec.js';
 import { type ChunkJson, type FooterJson, type PaxFormat, type ZoneJson, PAX_VERSIONS, TRAILER_SIZE, readTrailer } from './footer.js';
 import { MAX_ZONE_ROWS } from './writer.js';
 import { decodeZone } from './zone-decode.js';
+import { FRESH_MEMORY, type ZoneBuffers } from './zone-memory.js';
 
 export interface PaxChunk {
   readonly zoneCount: number;
@@ -110,8 +111,12 @@ export class PaxFileReader {
     return statsFromJson(this.field(fieldId).type, this.chunk(g, fieldId).stats);
   }
 
-  /** One ranged read of the chunk (all zones of the column in group g). */
-  async loadChunk(g: number, fieldId: number): Promise<PaxChunk> {
+  /**
+   * One ranged read of the chunk (all zones of the column in group g). With `buffers`, zones are
+   * decoded into them: zone(z) is then valid until the next zone decoded into the same buffers
+   * (by this chunk or another), and asking for it again after that decodes it again.
+   */
+  async loadChunk(g: number, fieldId: number, buffers?: ZoneBuffers): Promise<PaxChunk> {
     const c = this.chunk(g, fieldId);
     const type = this.field(fieldId).type;
     let bytes: Uint8Array = new Uint8Array(0);
@@ -123,18 +128,27 @@ export class PaxFileReader {
     const path = this.path;
     const format = this.footer.format;
     const cache: (Column | undefined)[] = new Array(c.zones.length);
+    // With buffers: the one zone decoded last, and the buffers' epoch it was decoded at.
+    let lastZone = -1;
+    let lastEpoch = -1;
+    let last: Column | null = null;
     return {
       zoneCount: c.zones.length,
       storedBytes: c.length,
       zone(z: number): Column {
-        const hit = cache[z];
-        if (hit !== undefined) return hit;
+        if (buffers === undefined) {
+          const hit = cache[z];
+          if (hit !== undefined) return hit;
+        } else if (last !== null && lastZone === z && lastEpoch === buffers.epoch) return last;
         const meta: ZoneJson | undefined = c.zones[z];
         if (meta === undefined) throw new RangeError(`zone ${z} of a chunk with ${c.zones.length} zones`);
         const at = meta.offset - c.offset;
-        const col = decodeZone(bytes.subarray(at, at + meta.stored), meta, type, path, format);
-        cache[z] = col;
-        return col;
+        const stored = bytes.subarray(at, at + meta.stored);
+        if (buffers === undefined) return (cache[z] = decodeZone(stored, meta, type, path, format, FRESH_MEMORY));
+        lastEpoch = buffers.next();
+        lastZone = z;
+        last = decodeZone(stored, meta, type, path, format, buffers);
+        return last;
       },
     };
   }

@@ -19,9 +19,10 @@
  * decimal128, int32 offsets + bytes); dictionary zones carry their codes beside the bytes.
  *
  * Values are zero-copy typed-array views of the decompressed buffer when aligned (sections
- * start at multiples of 8 and decompressed buffers are fresh allocations); otherwise (zones
- * stored 'none' inside an unaligned read buffer) the section is copied. Dictionary zones are
- * materialized to plain offsets + data.
+ * start at multiples of 8 and decompressed buffers start at offset 0 of their own); otherwise
+ * (zones stored 'none' inside an unaligned read buffer) the section is copied. Dictionary zones
+ * are materialized to plain offsets + data. What a decoder produces goes into the ZoneMemory it
+ * is given (./zone-memory.ts): fresh arrays, or a scan's reused buffers.
  */
 import { crc32 } from 'node:zlib';
 import { type Column, type Values, Kind, kindOf, popcount, checksumMismatch, corruption, unreachable, type PgType, type Physical, byteWidth, physicalOf } from '../types/index.js';
@@ -32,6 +33,7 @@ import { ZONE_HEADER_BYTES, readZoneHeader } from './encoding/header.js';
 import { type IntForm, decodeFor, zeroNulls } from './encoding/for.js';
 import { decodeRle } from './encoding/rle.js';
 import { decodeDict as decodeDictV2 } from './encoding/dict.js';
+import { FRESH_MEMORY, Slot, type ZoneMemory } from './zone-memory.js';
 import { decodePlainVar } from './encoding/plain.js';
 
 /**
@@ -57,13 +59,16 @@ function count(p: Physical, bytes: number, n: number): void {
   decodeCounters.values.set(p, (decodeCounters.values.get(p) ?? 0) + n);
 }
 
-/** Decodes one zone of a file (or block) of `format` (1: the v1 layouts; 2: a zone header first). */
-export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: string, format: 1 | 2 = 1): Column {
+/**
+ * Decodes one zone of a file (or block) of `format` (1: the v1 layouts; 2: a zone header first)
+ * into `memory` (with reused buffers, the column is valid until the next zone decoded into them).
+ */
+export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: string, format: 1 | 2 = 1, memory: ZoneMemory = FRESH_MEMORY): Column {
   const actual = crc32(stored) >>> 0;
   if (actual !== z.crc) throw checksumMismatch('pax zone', file, z.offset, actual, z.crc);
   let buf: Uint8Array;
   try {
-    buf = decompress(z.codec, stored, z.decoded);
+    buf = decompress(z.codec, stored, z.decoded, memory);
   } catch (e) {
     throw corruption(file, z.offset, `pax zone: ${z.codec} decompression failed: ${(e as Error).message}`);
   }
@@ -74,7 +79,7 @@ export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: 
   const n = z.rows;
   const p: Physical = physicalOf(type);
   count(p, buf.byteLength, n);
-  if (format === 2) return decodeZoneV2(buf, z, type, p, bad);
+  if (format === 2) return decodeZoneV2(buf, z, type, p, bad, memory);
   const a = z.nulls > 0 ? align8((n + 7) >>> 3) : 0;
   let validity: Uint8Array | null = null;
   if (z.nulls > 0) {
@@ -88,7 +93,7 @@ export function decodeZone(stored: Uint8Array, z: ZoneJson, type: PgType, file: 
   };
   if (z.enc === 'dict') {
     if (p !== 'var') throw bad(`dictionary encoding for a ${type.id} column`);
-    return decodeDict(buf, a, n, z, type, validity, bad);
+    return decodeDict(buf, a, n, z, type, validity, bad, memory);
   }
   if (z.enc !== 'plain') throw bad(`unknown encoding ${String(z.enc)}`);
   switch (p) {
@@ -167,9 +172,11 @@ function decodeFixedDict(
   dd: Uint8Array,
   type: PgType,
   bad: (what: string) => Error,
+  memory: ZoneMemory,
 ): Column {
-  const offsets = new Int32Array(n + 1);
-  const data = new Uint8Array(n * len);
+  const offsets = memory.int32(Slot.Offsets, n + 1);
+  const data = memory.bytes(Slot.Values, n * len);
+  offsets[0] = 0;
   let pos = 0;
   for (let i = 0; i < n; i++) {
     const e = idx[i]!;
@@ -190,6 +197,7 @@ function decodeDict(
   type: PgType,
   validity: Uint8Array | null,
   bad: (what: string) => Error,
+  memory: ZoneMemory,
 ): Column {
   const d = z.dict;
   if (d === undefined || !Number.isInteger(d) || d < 1 || d > 65536) throw bad(`dictionary of ${String(d)} entries`);
@@ -203,10 +211,11 @@ function decodeDict(
   const idx: Uint8Array | Uint16Array = w === 1 ? buf.subarray(b, b + n) : view(buf, b, n, Uint16Array);
   if (validity === null) {
     const fixed = fixedEntryLength(dOff, d);
-    if (fixed >= 0) return decodeFixedDict(idx, n, d, fixed, dOff[0]!, dd, type, bad);
+    if (fixed >= 0) return decodeFixedDict(idx, n, d, fixed, dOff[0]!, dd, type, bad, memory);
   }
   // Sizes first (validating every index), then one allocation for the bytes.
-  const offsets = new Int32Array(n + 1);
+  const offsets = memory.int32(Slot.Offsets, n + 1);
+  offsets[0] = 0;
   let total = 0;
   for (let i = 0; i < n; i++) {
     const e = idx[i]!;
@@ -214,7 +223,7 @@ function decodeDict(
     if (validity === null || (validity[i >>> 3]! & (1 << (i & 7))) !== 0) total += dOff[e + 1]! - dOff[e]!;
     offsets[i + 1] = total;
   }
-  const data = new Uint8Array(total);
+  const data = memory.bytes(Slot.Values, total);
   for (let i = 0; i < n; i++) {
     let pos = offsets[i]!;
     const end = offsets[i + 1]!;
@@ -234,7 +243,7 @@ function intFormOf(type: PgType, p: Physical): IntForm | null {
   return null;
 }
 
-function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, bad: (what: string) => Error): Column {
+function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, bad: (what: string) => Error, memory: ZoneMemory): Column {
   const h = readZoneHeader(buf, bad);
   if (h.scheme !== z.enc) throw bad(`zone header says ${h.scheme}, the footer says ${z.enc}`);
   const n = z.rows;
@@ -258,8 +267,8 @@ function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, b
       let values: Values;
       if (h.scheme === 'for') {
         if (h.width2 !== 0) throw bad(`for zone header with width2 ${h.width2}, expected 0`);
-        values = decodeFor(buf, a, n, h.width, h.count, form, bad);
-      } else values = decodeRle(buf, a, n, h.count, h.width, h.width2, form, bad);
+        values = decodeFor(buf, a, n, h.width, h.count, form, bad, memory);
+      } else values = decodeRle(buf, a, n, h.count, h.width, h.width2, form, bad, memory);
       if (validity !== null) zeroNulls(values, form, validity, n);
       return { type, length: n, nullCount: z.nulls, validity, values, offsets: null, data: null };
     }
@@ -267,11 +276,11 @@ function decodeZoneV2(buf: Uint8Array, z: ZoneJson, type: PgType, p: Physical, b
       if (p !== 'var') throw bad(`dictionary encoding for a ${type.id} column`);
       if (h.width2 !== 0) throw bad(`dict zone header with width2 ${h.width2}, expected 0`);
       if (z.dict !== h.count) throw bad(`zone header says ${h.count} dictionary entries, the footer says ${String(z.dict)}`);
-      return decodeDictV2(buf, a, n, h.count, h.width, type, validity, z.nulls, bad);
+      return decodeDictV2(buf, a, n, h.count, h.width, type, validity, z.nulls, bad, memory);
     }
     case 'plain': {
       noParams('plain');
-      if (p === 'var') return decodePlainVar(buf, a, n, h.width, type, validity, z.nulls, bad);
+      if (p === 'var') return decodePlainVar(buf, a, n, h.width, type, validity, z.nulls, bad, memory);
       if (h.width !== 0) throw bad(`plain zone header with width ${h.width}, expected 0`);
       const body = buf.subarray(a);
       if (p === 'bit') {

@@ -22,11 +22,15 @@
  *
  * Batches never straddle zones; empty batches are not returned. `position` says where the
  * last batch came from (tests, top-N tie-breaks by storage position, aggregates).
+ *
+ * With `reuseBuffers`, each read column decodes every zone into the same buffers
+ * (src/pax/zone-memory.ts), and selections are reused too: a batch is valid only until the next
+ * call of next(). Consumers that keep batches, or views of their bytes, must not ask for it.
  */
 import { type Batch, type Column, sliceColumn, type Value, type Field, PaxdError, SQLSTATE, undefinedColumn, compareValues } from '../types/index.js';
 import { type ObjectStore, type DataFileJson, type GroupJson, type SnapshotJson, fieldsOf } from '../storage/index.js';
 import type { ColumnStats } from '../stats/index.js';
-import type { PaxChunk } from '../pax/index.js';
+import { type PaxChunk, ZoneBuffers } from '../pax/index.js';
 import { openSource, type GroupSource } from './source.js';
 import { type Predicate, type BoundPredicate, bindPredicate } from './predicate.js';
 import { classify, type Pruning } from './prune.js';
@@ -56,6 +60,11 @@ export interface ScanOptions {
   order?: ScanOrder;
   /** Restrict the scan to some groups (file index in the snapshot, group index in the file). */
   groups?: (file: number, group: number) => boolean;
+  /**
+   * Decode every zone of a column into the same memory and reuse selections: a batch (its
+   * columns' arrays and its selection) is then valid only until the next call of next().
+   */
+  reuseBuffers?: boolean;
 }
 
 /** What a scan did, for EXPLAIN ANALYZE and tests. */
@@ -142,6 +151,9 @@ export class TableScan implements BatchReader {
   private zoneSel: Uint32Array | null = null;
   private selCursor = 0;
   private batchStart = 0;
+  /** With reuseBuffers: per read field, its decode buffers; and the scan's reused selections. */
+  private buffers: ZoneBuffers[] | null = null;
+  private readonly sels: Uint32Array[] = [];
 
   constructor(
     private readonly store: ObjectStore,
@@ -170,6 +182,7 @@ export class TableScan implements BatchReader {
       this.whereIdx = [];
     }
     if (options.order !== undefined) byName(options.order.column);
+    if (options.reuseBuffers === true) this.buffers = this.readFields.map(() => new ZoneBuffers());
     this.bounds = new RunningBounds(this.all, table);
     let rank = 0;
     snapshot.files.forEach((file, fileIndex) =>
@@ -188,6 +201,17 @@ export class TableScan implements BatchReader {
       i = this.readFields.length - 1;
     }
     return i;
+  }
+
+  /** Selection k (0: live rows, 1: filter output, 2: bound output, 3: the batch's) of at least n entries. */
+  private selection(k: number, n: number): Uint32Array {
+    if (this.buffers === null) return new Uint32Array(n);
+    let s = this.sels[k];
+    if (s === undefined || s.length < n) {
+      s = new Uint32Array(Math.max(n, this.batchRows, s === undefined ? 0 : s.length * 2));
+      this.sels[k] = s;
+    }
+    return s.subarray(0, n);
   }
 
   private get zoneRowsOption(): number {
@@ -323,7 +347,7 @@ export class TableScan implements BatchReader {
     const loaded = await Promise.all(
       indices.map((i) => {
         const f = this.readFields[i]!;
-        return lu.reader.hasField(f.fieldId) ? lu.reader.loadChunk(lu.unit.group, f.fieldId) : Promise.resolve(null);
+        return lu.reader.hasField(f.fieldId) ? lu.reader.loadChunk(lu.unit.group, f.fieldId, this.buffers?.[i]) : Promise.resolve(null);
       }),
     );
     indices.forEach((i, k) => {
@@ -381,14 +405,14 @@ export class TableScan implements BatchReader {
       for (let i = 0; i < n; i++) count += d[zs + i]! ^ 1;
       if (count === 0) return;
       if (count < n) {
-        sel = new Uint32Array(count);
+        sel = this.selection(0, count);
         let k = 0;
         for (let i = 0; i < n; i++) if (d[zs + i] === 0) sel[k++] = i;
       }
     }
     if (filter !== null) {
       const cols = this.whereIdx.map((i) => this.zoneColumn(lu, i, n));
-      const out = new Uint32Array(count);
+      const out = this.selection(1, count);
       count = this.evaluator!.run(cols, 0, n, sel, count, out);
       this.stats.rowsRead += n;
       this.stats.zonesRead++;
@@ -445,14 +469,14 @@ export class TableScan implements BatchReader {
     const boundIdx = this.boundIndices();
     if (boundIdx !== null) {
       const cols = boundIdx.map((i) => this.zoneCols![i]!);
-      const out = new Uint32Array(count);
+      const out = this.selection(2, count);
       count = this.bounds.evaluator!.run(cols, s, s + len, sel, count, out);
       if (count === 0) return null;
       sel = out.subarray(0, count);
     }
     let selection: Uint32Array | null = null;
     if (sel !== null && count < len) {
-      selection = new Uint32Array(count);
+      selection = this.selection(3, count);
       for (let i = 0; i < count; i++) selection[i] = sel[i]! - s;
     }
     const lu = this.current!;

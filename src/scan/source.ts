@@ -6,7 +6,7 @@
 import type { Field } from '../types/index.js';
 import type { DataFileJson, ObjectStore } from '../storage/index.js';
 import type { ColumnStats } from '../stats/index.js';
-import { PaxFileReader, type PaxChunk } from '../pax/index.js';
+import { PaxFileReader, type PaxChunk, type ZoneBuffers } from '../pax/index.js';
 import { AoStripeReader } from '../aocolumn/index.js';
 
 export interface GroupSource {
@@ -18,7 +18,8 @@ export interface GroupSource {
   zoneCount(g: number): number;
   hasField(fieldId: number): boolean;
   zoneStats(g: number, fieldId: number, z: number): ColumnStats;
-  loadChunk(g: number, fieldId: number): Promise<PaxChunk>;
+  /** With `buffers`, zones may be decoded into them (src/pax/zone-memory.ts); a source may ignore them. */
+  loadChunk(g: number, fieldId: number, buffers?: ZoneBuffers): Promise<PaxChunk>;
 }
 
 export function isAoStripe(file: DataFileJson): boolean {

@@ -231,6 +231,9 @@ export async function scanCompiled(p: PlanInput, c: Compiled, onBatch: (rows: nu
     batchRows: COMPILED_BATCH_ROWS,
     ...(p.where !== undefined ? { where: p.where } : {}),
     ...(options.groups !== undefined ? { groups: options.groups } : {}),
+    // An aggregating pipeline is done with a batch when c.fn returns (its state copies text
+    // keys), so zones may decode into reused memory; the filter-only one keeps batches.
+    reuseBuffers: c.aggs !== null,
   });
   const nAggs = c.aggs?.length ?? 0;
   const S = new GroupState(nAggs, c.keys.length, 64 + 24 * nAggs + 56 * c.keys.length, options.workMem ?? currentWorkMem());

@@ -20,6 +20,7 @@
 import type { Column, PgType } from '../../types/index.js';
 import { bitsFor, pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
 import type { Dictionary } from '../dictionary.js';
+import { Slot, type ZoneMemory } from '../zone-memory.js';
 
 export const MAX_DICT_ENTRIES = 65536;
 
@@ -63,6 +64,7 @@ export function decodeDict(
   validity: Uint8Array | null,
   nulls: number,
   bad: (what: string) => Error,
+  memory: ZoneMemory,
 ): Column {
   if (d < 1 || d > MAX_DICT_ENTRIES) throw bad(`dictionary of ${d} entries`);
   if (w !== bitsFor(d - 1)) throw bad(`dictionary codes of ${w} bits for ${d} entries, expected ${bitsFor(d - 1)}`);
@@ -76,15 +78,16 @@ export function decodeDict(
   if (dOff[d] !== dd.byteLength) throw bad(`last dictionary offset ${dOff[d]}, expected the dictionary's ${dd.byteLength} bytes`);
   const scratch = scratchU32(0, n);
   unpack(wordsAt(buf, codesAt, packedBytes(n, w)), 0, n, w, scratch);
-  const codes = new Uint16Array(n);
-  const offsets = new Int32Array(n + 1);
+  const codes = memory.uint16(Slot.Codes, n);
+  const offsets = memory.int32(Slot.Offsets, n + 1);
+  offsets[0] = 0;
   // Sizes first (validating every code), then one allocation for the bytes. The loops are
   // functions of their own so that V8 optimizes each whole (an on-stack-replaced loop here
   // deoptimized at the first statement after it, on every call).
   const badCode = rowSizes(scratch, n, d, dOff, validity, codes, offsets);
   if (badCode >= 0) throw bad(`dictionary code ${scratch[badCode]} at row ${badCode}, expected < ${d}`);
-  const data = validity === null ? materializeGroups(codes, n, offsets, dOff, dd) : null;
-  const bytes = data ?? new Uint8Array(offsets[n]!);
+  const data = validity === null ? materializeGroups(codes, n, offsets, dOff, dd, memory) : null;
+  const bytes = data ?? memory.bytes(Slot.Values, offsets[n]!);
   if (data === null) materialize(codes, n, offsets, dOff, dd, bytes);
   const entries: Column = { type, length: d, nullCount: 0, validity: null, values: dd, offsets: dOff, data: dd };
   return { type, length: n, nullCount: nulls, validity, values: bytes, offsets, data: bytes, dictionary: { codes, entries } };
@@ -134,7 +137,7 @@ const GROUP_TABLE_BYTES = 65536;
  * call or a byte loop per row; lineitem's l_shipinstruct (4 entries of 25 bytes) copies 4 rows
  * per call. Returns the bytes (a view of the first offsets[n]), or null when no g ≥ 2 fits.
  */
-function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, dOff: Int32Array, dd: Uint8Array): Uint8Array | null {
+function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, dOff: Int32Array, dd: Uint8Array, memory: ZoneMemory): Uint8Array | null {
   const d = dOff.length - 1;
   let maxLen = 0;
   for (let e = 0; e < d; e++) maxLen = Math.max(maxLen, dOff[e + 1]! - dOff[e]!);
@@ -146,9 +149,10 @@ function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, d
   }
   if (g < 2 || maxLen === 0) return null;
   const total = offsets[n]!;
-  const start = new Int32Array(combos + 1);
+  // Scratch 1 is free here (the codes were unpacked into scratch 0 and copied out).
+  const start = scratchU32(1, combos + 1);
   const tableBytes = sequenceStarts(combos, g, d, dOff, start);
-  const data = new Uint8Array(total + tableBytes);
+  const data = memory.bytes(Slot.Values, total + tableBytes);
   writeSequences(combos, g, d, dOff, dd, data, total);
   copyGroups(codes, n, g, d, offsets, start, total, data);
   copyRows(codes, n - (n % g), n, offsets, dOff, dd, data);
@@ -156,7 +160,7 @@ function materializeGroups(codes: Uint16Array, n: number, offsets: Int32Array, d
 }
 
 /** Sequence c (digits base d, row 0 least significant) starts at start[c] of the table; returns its size. */
-function sequenceStarts(combos: number, g: number, d: number, dOff: Int32Array, start: Int32Array): number {
+function sequenceStarts(combos: number, g: number, d: number, dOff: Int32Array, start: Uint32Array): number {
   let bytes = 0;
   for (let c = 0; c < combos; c++) {
     start[c] = bytes;
@@ -184,7 +188,7 @@ function copyRows(codes: Uint16Array, from: number, to: number, offsets: Int32Ar
   }
 }
 
-function copyGroups(codes: Uint16Array, n: number, g: number, d: number, offsets: Int32Array, start: Int32Array, base: number, data: Uint8Array): void {
+function copyGroups(codes: Uint16Array, n: number, g: number, d: number, offsets: Int32Array, start: Uint32Array, base: number, data: Uint8Array): void {
   const full = n - (n % g);
   for (let i = 0; i < full; i += g) {
     let c = 0;

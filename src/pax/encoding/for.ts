@@ -23,6 +23,7 @@
  */
 import type { Values } from '../../types/index.js';
 import { pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
+import { Slot, type ZoneMemory } from '../zone-memory.js';
 
 /** The physical forms FOR decodes to (decimal128 as 16-byte two's complement). */
 export type IntForm = 'i16' | 'i32' | 'i64' | 'fixed16';
@@ -115,9 +116,9 @@ export function checkBase(ref: number, w: number, form: IntForm, scheme: string,
 
 /**
  * Decodes a FOR body of n values of w bits at buf[at…] (at most buf.byteLength − at bytes)
- * into a fresh values array of `form`. Throws bad(…) on anything it cannot trust.
+ * into a values array of `form` from `memory`. Throws bad(…) on anything it cannot trust.
  */
-export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: number, form: IntForm, bad: (what: string) => Error): Values {
+export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: number, form: IntForm, bad: (what: string) => Error, memory: ZoneMemory): Values {
   if (w > MAX_FOR_BITS) throw bad(`frame-of-reference width ${w} bits, at most ${MAX_FOR_BITS}`);
   if (k < 1 || (k > 1 && (2 ** w - 1) * k > Number.MAX_SAFE_INTEGER)) throw bad(`frame-of-reference multiplier ${k} with ${w}-bit deltas`);
   const need = forBytes(n, w);
@@ -133,15 +134,15 @@ export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: 
     hi = scratchU32(1, n);
     unpack(wordsAt(buf, at + 8 + loBytes, packedBytes(n, w - 32)), 0, n, w - 32, hi);
   }
-  if (k > 1) return widenScaled(lo, hi, n, ref, k, form, highest, bad);
-  return widen(lo, hi, n, ref, form, highest, bad);
+  if (k > 1) return widenScaled(lo, hi, n, ref, k, form, highest, bad, memory);
+  return widen(lo, hi, n, ref, form, highest, bad, memory);
 }
 
 /** ref + k · delta per value (k > 1), in the column's physical form. */
-function widenScaled(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: number, k: number, form: IntForm, highest: number, bad: (what: string) => Error): Values {
+function widenScaled(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: number, k: number, form: IntForm, highest: number, bad: (what: string) => Error, memory: ZoneMemory): Values {
   if (form === 'i16' || form === 'i32') {
     if (hi !== null) throw bad(`frame-of-reference deltas wider than 32 bits for a ${form === 'i16' ? 16 : 32}-bit column`);
-    const out = form === 'i16' ? new Int16Array(n) : new Int32Array(n);
+    const out = smallInts(form, n, memory);
     let max = 0;
     for (let i = 0; i < n; i++) {
       const d = lo[i]!;
@@ -152,8 +153,8 @@ function widenScaled(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: nu
     return out;
   }
   const stride = form === 'i64' ? 2 : 4;
-  const bytes = new Uint8Array(n * stride * 4);
-  const words = new Int32Array(bytes.buffer);
+  const bytes = memory.bytes(Slot.Values, n * stride * 4);
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * stride);
   for (let i = 0, j = 0; i < n; i++, j += stride) {
     const v = ref + (hi === null ? lo[i]! : hi[i]! * TWO32 + lo[i]!) * k;
     const h = Math.floor(v / TWO32);
@@ -161,18 +162,18 @@ function widenScaled(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: nu
     words[j + 1] = h;
     if (stride === 4) words[j + 2] = words[j + 3] = h >> 31;
   }
-  return form === 'i64' ? new BigInt64Array(bytes.buffer) : bytes;
+  return form === 'i64' ? new BigInt64Array(bytes.buffer, bytes.byteOffset, n) : bytes;
 }
 
 /** ref + delta per value, written in the column's physical form. Shared with ./rle.ts. */
-export function widen(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: number, form: IntForm, highest: number, bad: (what: string) => Error): Values {
+export function widen(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: number, form: IntForm, highest: number, bad: (what: string) => Error, memory: ZoneMemory): Values {
   // Values below 2^32 from a base in int32 range (the usual case) take loops without division.
   const top = hi === null ? ref + 4294967295 : Infinity;
   switch (form) {
     case 'i16':
     case 'i32': {
       if (hi !== null) throw bad(`frame-of-reference deltas wider than 32 bits for a ${form === 'i16' ? 16 : 32}-bit column`);
-      const out = form === 'i16' ? new Int16Array(n) : new Int32Array(n);
+      const out = smallInts(form, n, memory);
       let max = 0;
       for (let i = 0; i < n; i++) {
         const d = lo[i]!;
@@ -185,17 +186,23 @@ export function widen(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: n
     case 'i64':
     case 'fixed16': {
       const stride = form === 'i64' ? 2 : 4;
-      const bytes = new Uint8Array(n * stride * 4);
-      const words = new Int32Array(bytes.buffer);
+      const bytes = memory.bytes(Slot.Values, n * stride * 4);
+      const words = new Int32Array(bytes.buffer, bytes.byteOffset, n * stride);
       if (ref >= 0 && top <= 4294967295 + 4294967295 && hi === null) {
-        // ref + d < 2^33: the high word is 0 or 1; the sign words stay 0.
-        if (ref + 4294967295 < 4294967296) for (let i = 0, k = 0; i < n; i++, k += stride) words[k] = ref + lo[i]!;
+        // ref + d < 2^33: the high word is 0 or 1; the sign words are 0 (written: memory may be reused).
+        if (ref + 4294967295 < 4294967296)
+          for (let i = 0, k = 0; i < n; i++, k += stride) {
+            words[k] = ref + lo[i]!;
+            words[k + 1] = 0;
+            if (stride === 4) words[k + 2] = words[k + 3] = 0;
+          }
         else
           for (let i = 0, k = 0; i < n; i++, k += stride) {
             const v = ref + lo[i]!;
             const h = v >= 4294967296 ? 1 : 0;
             words[k] = v - h * 4294967296;
             words[k + 1] = h;
+            if (stride === 4) words[k + 2] = words[k + 3] = 0;
           }
       } else if (ref >= -2147483648 && top <= 2147483647) {
         for (let i = 0, k = 0; i < n; i++, k += stride) {
@@ -213,13 +220,20 @@ export function widen(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: n
           words[k + 1] = h;
           if (stride === 4) words[k + 2] = words[k + 3] = h >> 31;
         }
-      return form === 'i64' ? new BigInt64Array(bytes.buffer) : bytes;
+      return form === 'i64' ? new BigInt64Array(bytes.buffer, bytes.byteOffset, n) : bytes;
     }
     default: {
       const never: never = form;
       return never;
     }
   }
+}
+
+/** A 16- or 32-bit values array of n entries from `memory`. */
+function smallInts(form: 'i16' | 'i32', n: number, memory: ZoneMemory): Int16Array | Int32Array {
+  if (form === 'i32') return memory.int32(Slot.Values, n);
+  const b = memory.bytes(Slot.Values, 2 * n);
+  return new Int16Array(b.buffer, b.byteOffset, n);
 }
 
 /** Zeroes the NULL slots of decoded values (paxd's writers keep NULL slots zero). */

@@ -17,6 +17,7 @@
 import type { Column, PgType } from '../../types/index.js';
 import { pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
 import { readSafeInt64, writeSafeInt64 } from './for.js';
+import { Slot, type ZoneMemory } from '../zone-memory.js';
 
 /** Body bytes for n rows whose lengths need w bits and whose bytes total dataBytes. */
 export function plainVarBytes(n: number, w: number, dataBytes: number): number {
@@ -33,7 +34,7 @@ export function encodePlainVar(offsets: Int32Array, data: Uint8Array, start: num
   out.set(data.subarray(base, offsets[start + n]!), at + 8 + packedBytes(n, w));
 }
 
-export function decodePlainVar(buf: Uint8Array, at: number, n: number, w: number, type: PgType, validity: Uint8Array | null, nulls: number, bad: (what: string) => Error): Column {
+export function decodePlainVar(buf: Uint8Array, at: number, n: number, w: number, type: PgType, validity: Uint8Array | null, nulls: number, bad: (what: string) => Error, memory: ZoneMemory): Column {
   if (w > 32) throw bad(`length width ${w} bits, at most 32`);
   const dataAt = at + 8 + packedBytes(n, w);
   if (buf.byteLength < dataAt) throw bad(`decoded length ${buf.byteLength}, shorter than ${n} lengths of ${w} bits`);
@@ -42,7 +43,8 @@ export function decodePlainVar(buf: Uint8Array, at: number, n: number, w: number
   const lengths = scratchU32(0, n);
   unpack(wordsAt(buf, at + 8, packedBytes(n, w)), 0, n, w, lengths);
   const dataLength = buf.byteLength - dataAt;
-  const offsets = new Int32Array(n + 1);
+  const offsets = memory.int32(Slot.Offsets, n + 1);
+  offsets[0] = 0;
   let total = 0;
   for (let i = 0; i < n; i++) {
     total += lengths[i]! + ref;

@@ -19,6 +19,7 @@
 import type { Values } from '../../types/index.js';
 import { pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
 import { type IntForm, checkBase, readSafeInt64, widen, writeSafeInt64 } from './for.js';
+import type { ZoneMemory } from '../zone-memory.js';
 
 /** Body bytes of an RLE zone of r runs, w-bit values and l-bit lengths. */
 export function rleBytes(r: number, w: number, l: number): number {
@@ -69,8 +70,8 @@ export function encodeRle(vals: Float64Array, n: number, r: number, ref: number,
   pack(lengths, r, l, words, vAt + (packedBytes(r, w) >>> 2));
 }
 
-/** Decodes an RLE body (r runs, w-bit values, l-bit lengths) of n rows into a fresh values array of `form`. */
-export function decodeRle(buf: Uint8Array, at: number, n: number, r: number, w: number, l: number, form: IntForm, bad: (what: string) => Error): Values {
+/** Decodes an RLE body (r runs, w-bit values, l-bit lengths) of n rows into a values array of `form` from `memory`. */
+export function decodeRle(buf: Uint8Array, at: number, n: number, r: number, w: number, l: number, form: IntForm, bad: (what: string) => Error, memory: ZoneMemory): Values {
   if (w > 32 || l > 32) throw bad(`run-length widths ${w} and ${l} bits, at most 32`);
   if (r < 1 || r > n) throw bad(`${r} runs in ${n} rows`);
   const need = rleBytes(r, w, l);
@@ -97,5 +98,5 @@ export function decodeRle(buf: Uint8Array, at: number, n: number, r: number, w: 
     values.fill(v, start, end);
     end = start;
   }
-  return widen(values, null, n, ref, form, highest, bad);
+  return widen(values, null, n, ref, form, highest, bad, memory);
 }
