@@ -169,8 +169,11 @@ export function bindPredicate(p: Predicate, fields: readonly Field[], table = 't
 
 /** `values` sorted as compareValues orders them (numbers as a Float64Array: NaN last, as PostgreSQL sorts it). */
 function sortValues(t: PgType, values: Exclude<Value, null>[]): Exclude<Value, null>[] {
-  if (values.every((v) => typeof v === 'number')) return Array.from(Float64Array.from(values as number[]).sort());
-  return values.sort((a, b) => compareValues(t, a, b));
+  if (!values.every((v) => typeof v === 'number')) return values.sort((a, b) => compareValues(t, a, b));
+  // Lists are often written in order: then there is nothing to sort (NaN fails the test and sorts).
+  let sorted = true;
+  for (let i = 1; i < values.length && sorted; i++) sorted = (values[i - 1] as number) <= (values[i] as number);
+  return sorted ? values : Array.from(Float64Array.from(values as number[]).sort());
 }
 
 const NEVER: Node = freeze({ kind: 'never' });

@@ -34,11 +34,16 @@ import { unknownLiterals } from './literals.js';
  */
 export function inListLiteralType(x: Expr, items: readonly Expr[]): PgType | null {
   if (unknownLiterals.has(x)) return null;
-  const typed = items.filter((e) => !unknownLiterals.has(e)).map((e) => e.type);
-  if (typed.every((t) => sameType(t, x.type))) return null;
   const cat = categoryOf(x.type);
   if (cat !== 'numeric' && cat !== 'datetime') return null;
-  return commonType([x.type, ...typed]);
+  const typed: PgType[] = [];
+  let other = false;
+  for (const e of items) {
+    if (unknownLiterals.has(e)) continue;
+    typed.push(e.type);
+    other ||= !sameType(e.type, x.type);
+  }
+  return other ? commonType([x.type, ...typed]) : null;
 }
 
 /** `parts`, the bound comparisons of an IN list (`=`; `<>` for NOT IN), as one membership test, or null. */
