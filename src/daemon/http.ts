@@ -309,7 +309,7 @@ async function ingestBody(o: HttpOptions, table: string, user: string | undefine
   let r: Awaited<ReturnType<typeof ingestFiles>>;
   try {
     // The load reads the body as it arrives; it commits only after the body's last byte.
-    r = await ingestFiles(t, [streamInput('request body', body, compression)], { format, onError, csv: { header, blockBytes: CSV_BLOCK_BYTES }, summary: { operation: 'http' } });
+    r = await ingestFiles(t, [streamInput('request body', body, compression)], { format, onError, csv: { header, blockBytes: CSV_BLOCK_BYTES }, summary: { operation: 'http' }, parseThread: true });
   } catch (e) {
     // A broken limit (413, 408, 400 cut short, 503), however the reader reported it.
     throw body.failure ?? e;

@@ -205,6 +205,8 @@ function selectivity(bp: BoundPredicate, n: PredNode, statsOf: (slot: number) =>
       for (const a of n.args) q *= 1 - selectivity(bp, a, statsOf);
       return 1 - q;
     }
+    case 'in':
+      return inSelectivity(bp.fields[n.slot]!, n.values, n.negated, statsOf(n.slot));
     default:
       return unreachable(n);
   }
@@ -244,6 +246,37 @@ function cmpSelectivity(f: Field, op: string, value: Value, s: ColumnStats): num
       return op === '<' || op === '<=' ? below : 1 - below;
     }
   }
+}
+
+/**
+ * `x [NOT] IN (values)` (sorted, ../scan/predicate.ts): the listed values within the group's
+ * [min, max] (two binary searches), each as selective as `x = value`, as the OR of them would
+ * be without a walk over every value of every group.
+ */
+function inSelectivity(f: Field, values: readonly Exclude<Value, null>[], negated: boolean, s: ColumnStats): number {
+  const nonNull = s.rows === 0 ? 0 : (s.rows - s.nulls) / s.rows;
+  const lo = asNumber(s.min);
+  const hi = asNumber(s.max);
+  let inRange = values.length;
+  let probe: Value = values[0]!;
+  if (lo !== null && hi !== null && asNumber(probe) !== null) {
+    const first = (bound: number, strict: boolean): number => {
+      let a = 0;
+      let b = values.length;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        const v = asNumber(values[m]!) ?? Number.NaN;
+        if (v < bound || (strict && v === bound)) a = m + 1;
+        else b = m;
+      }
+      return a;
+    };
+    const from = first(lo, false);
+    inRange = first(hi, true) - from;
+    probe = values[Math.min(from, values.length - 1)]!;
+  }
+  const p = inRange <= 0 ? 0 : Math.min(1, inRange * cmpSelectivity(f, '=', probe, s));
+  return nonNull * (negated ? 1 - p : p);
 }
 
 /** Distinct values of a bare column over the whole table: bounded by its range when integer-like, else DEFAULT_NDV. */

@@ -21,6 +21,7 @@ export { openInput, streamInput, type Input } from './input.js';
 export { formatOf, openFormat, type Format, type Reject } from './formats.js';
 export { inferSchema } from './infer.js';
 export { RejectsFile } from './rejects.js';
+export { openFormatInThread } from './parse-thread.js';
 
 /** ./arrow-input.ts readArrow, loading apache-arrow when first iterated. */
 export async function* readArrow(...args: Parameters<typeof ArrowInput.readArrow>): AsyncGenerator<Batch> {

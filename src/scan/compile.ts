@@ -22,7 +22,7 @@
  * bytea/uuid memcmp with the shorter prefix first; numeric(p,s) as unscaled decimal128.
  */
 import { type Column, type Value, compareNumericParts, parseNumericText, type NumericParts, type PgType, physicalOf, unreachable } from '../types/index.js';
-import type { BoundPredicate, CmpOp, Node } from './predicate.js';
+import { type BoundPredicate, type CmpOp, type Node, IN_NODE_MIN } from './predicate.js';
 
 export type PredicateFn = (cols: readonly Column[], start: number, end: number, sel: Uint32Array | null, selLen: number, out: Uint32Array) => number;
 
@@ -95,6 +95,12 @@ class Generator {
       }
       case 'cmp':
         return `(${this.valid(n.slot)} && ${this.cmp(n.slot, this.bp.fields[n.slot]!.type, n.op, n.value)})`;
+      case 'in': {
+        // A long IN list bound as one node (./predicate.ts): the same membership test as an OR of `=`.
+        const t = this.bp.fields[n.slot]!.type;
+        if (n.negated) this.shape.push('!');
+        return `(${this.valid(n.slot)} && ${n.negated ? '!' : ''}${this.member(n.slot, t, physicalOf(t), n.values)})`;
+      }
     }
   }
 
@@ -122,7 +128,7 @@ class Generator {
   }
 
   private member(slot: number, t: PgType, p: ReturnType<typeof physicalOf>, values: readonly Exclude<Value, null>[]): string {
-    this.shape.push(`in${p}${slot}`);
+    this.shape.push(`in${t.id}${slot}`); // the type, not only its layout: uuid and decimal128 (bpchar, numeric and text) search differently
     switch (p) {
       case 'i16':
       case 'i32':
@@ -279,8 +285,8 @@ return function predicate(cols, k, start, end, sel, selLen, out) {
   }
 }
 
-/** Lists worth a membership test: at least this many `=` (or `<>`) operands on one column. */
-const LIST_MIN = 16;
+/** Lists worth a membership test: at least this many `=` (or `<>`) operands on one column (the length at which an IN list binds to one node). */
+const LIST_MIN = IN_NODE_MIN;
 
 /** The columns of `args` with LIST_MIN or more equalities (OR) / inequalities (AND), and their values. */
 function listsOf(kind: 'and' | 'or', args: readonly Node[]): Map<number, Exclude<Value, null>[]> {

@@ -24,7 +24,7 @@
  * arithmetic on a column has no node here, so an engine above can only evaluate it itself
  * and prune nothing with it ("some rows may match").
  */
-import { parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable, arrayNotStorable } from '../types/index.js';
+import { compareValues, parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable, arrayNotStorable } from '../types/index.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -82,7 +82,17 @@ export type Node =
   | { readonly kind: 'cmp'; readonly slot: number; readonly op: CmpOp; readonly value: Exclude<Value, null> }
   | { readonly kind: 'null'; readonly slot: number; readonly negated: boolean }
   | { readonly kind: 'never' }
-  | { readonly kind: 'and' | 'or'; readonly args: readonly Node[] };
+  | { readonly kind: 'and' | 'or'; readonly args: readonly Node[] }
+  /**
+   * A long IN list (IN_NODE_MIN values or more): true where the column holds one of `values`
+   * (NOT IN, `negated`: where it holds none of them), never where it is NULL. The values are
+   * distinct from NULL and sorted as compareValues orders them, so pruning a unit is a binary
+   * search rather than one comparison per value (issue #18: 100,000 values, every group).
+   */
+  | { readonly kind: 'in'; readonly slot: number; readonly values: readonly Exclude<Value, null>[]; readonly negated: boolean };
+
+/** IN lists of at least this many values bind to one `in` node, shorter ones to an OR of `=` (NOT IN: an AND of `<>`). */
+export const IN_NODE_MIN = 16;
 
 /** A predicate bound to a table's fields: the columns it reads and its normalized tree. */
 export interface BoundPredicate {
@@ -123,6 +133,7 @@ export function bindPredicate(p: Predicate, fields: readonly Field[], table = 't
           : junctionNode('and', [leaf(q.column, '>=', q.low), leaf(q.column, '<=', q.high)]);
       case 'in': {
         if (q.values.length === 0) throw new PaxdError('usage', SQLSTATE.syntax_error, `IN list of column "${q.column}" is empty`);
+        if (q.values.length >= IN_NODE_MIN) return inNode(q.column, q.values, neg);
         return junctionNode(neg ? 'and' : 'or', q.values.map((v) => leaf(q.column, neg ? '<>' : '=', v)));
       }
       case 'isNull':
@@ -138,8 +149,31 @@ export function bindPredicate(p: Predicate, fields: readonly Field[], table = 't
         return unreachable(q);
     }
   };
+  /** `column [NOT] IN (values)`: a NULL value drops out of IN and makes NOT IN never true, as its `<>` would. */
+  const inNode = (column: string, values: readonly Value[], negated: boolean): Node => {
+    const slot = slotOf(column);
+    const f = used[slot]!;
+    if (f.type.id === 'jsonb') throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `comparisons of jsonb column "${column}" are not supported in scan predicates`);
+    const kept: Exclude<Value, null>[] = [];
+    for (const v of values) {
+      const x = normalizeValue(f, v);
+      if (x !== null) kept.push(x);
+      else if (negated) return NEVER;
+    }
+    if (kept.length === 0) return NEVER;
+    return freeze({ kind: 'in', slot, values: freeze(sortValues(f.type, kept)), negated });
+  };
   const root = go(p, false);
   return freeze({ fields: freeze(used), root });
+}
+
+/** `values` sorted as compareValues orders them (numbers as a Float64Array: NaN last, as PostgreSQL sorts it). */
+function sortValues(t: PgType, values: Exclude<Value, null>[]): Exclude<Value, null>[] {
+  if (!values.every((v) => typeof v === 'number')) return values.sort((a, b) => compareValues(t, a, b));
+  // Lists are often written in order: then there is nothing to sort (NaN fails the test and sorts).
+  let sorted = true;
+  for (let i = 1; i < values.length && sorted; i++) sorted = (values[i - 1] as number) <= (values[i] as number);
+  return sorted ? values : Array.from(Float64Array.from(values as number[]).sort());
 }
 
 const NEVER: Node = freeze({ kind: 'never' });
@@ -267,6 +301,8 @@ export function describePredicate(bp: BoundPredicate): string {
       case 'and':
       case 'or':
         return `(${n.args.map(go).join(` ${n.kind.toUpperCase()} `)})`;
+      case 'in':
+        return `${bp.fields[n.slot]!.name} ${n.negated ? 'NOT ' : ''}IN (${n.values.length} values)`;
     }
   };
   return go(bp.root);

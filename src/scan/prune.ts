@@ -58,6 +58,12 @@ function can(bp: BoundPredicate, n: Node, stats: (slot: number) => ColumnStats):
     }
     case 'cmp':
       return leaf(bp.fields[n.slot]!.type, n.op, n.value, stats(n.slot));
+    case 'in': {
+      // NULLs are not true for IN and NOT IN alike; NOT IN swaps what the other rows can be.
+      const s = stats(n.slot);
+      const m = member(bp.fields[n.slot]!.type, n.values, s);
+      return (s.nulls > 0 ? NOT_TRUE : 0) | (n.negated ? swap(m) : m);
+    }
     case 'and': {
       let t = TRUE;
       let f = 0;
@@ -79,6 +85,33 @@ function can(bp: BoundPredicate, n: Node, stats: (slot: number) => ColumnStats):
       return t | f;
     }
   }
+}
+
+/**
+ * What the non-NULL rows of a unit can be for `x IN (values)`, values sorted (./predicate.ts
+ * `in`), as the OR of `=` leaves would judge them: NaNs are true exactly when NaN is listed; a
+ * regular value can be true when some listed value lies in [min, max] (one binary search
+ * instead of one leaf per value), and can be not true unless min = max is listed.
+ */
+function member(t: PgType, values: readonly Exclude<Value, null>[], s: ColumnStats): number {
+  let m = 0;
+  if (s.nans > 0) m |= compareValues(t, nanOf(t), values[values.length - 1]!) === 0 ? TRUE : NOT_TRUE;
+  if (s.rows - s.nulls - s.nans <= 0) return m;
+  const lo = s.min;
+  const hi = s.max;
+  // The first listed value >= lo.
+  let a = 0;
+  let b = values.length;
+  if (lo !== null)
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (compareValues(t, values[mid]!, lo) < 0) a = mid + 1;
+      else b = mid;
+    }
+  const canTrue = a < values.length && (hi === null || compareValues(t, values[a]!, hi) <= 0);
+  const single = lo !== null && hi !== null && compareValues(t, lo, hi) === 0;
+  const canFalse = !(single && canTrue);
+  return m | (canTrue ? TRUE : 0) | (canFalse ? NOT_TRUE : 0);
 }
 
 function swap(m: number): number {

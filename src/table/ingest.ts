@@ -11,7 +11,7 @@
 import type { Table } from './database.js';
 import { PaxdError, SQLSTATE, type TimeZone, usage } from '../types/index.js';
 import { nodeFs, type FsOps, type IngestedFileJson } from '../storage/index.js';
-import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, type Format, type Input, type Reject } from '../insert/readers.js';
+import { RejectsFile, type CsvOptions, openInput, formatOf, openFormat, openFormatInThread, type Format, type Input, type Reject } from '../insert/readers.js';
 import type { CommitResult } from '../insert/index.js';
 
 export interface IngestOptions {
@@ -39,6 +39,11 @@ export interface IngestOptions {
   beforeCommit?: (r: { rowsRead: number; rowsRejected: number }) => Promise<void>;
   /** The filesystem the rejects file is written through (a FaultFs in tests). Default: the real one. */
   fs?: FsOps;
+  /**
+   * Parse on a parser thread (../insert/parse-thread.ts) rather than on this one: the daemon's
+   * HTTP loads, whose parsing would otherwise hold the event loop every session shares.
+   */
+  parseThread?: boolean;
 }
 
 export interface IngestProgress {
@@ -97,7 +102,7 @@ export async function ingestFiles(table: Table, files: readonly (string | Input)
     for (const input of inputs) {
       const format = options.format ?? formatOf(input.name === 'stdin' ? '-' : input.name);
       if (format === null) throw usage(input.name === 'stdin' ? 'reading standard input needs --format' : `cannot tell the format of ${input.name} from its extension: use --format`);
-      const reader = openFormat(format, input, table.fields, { table: table.name, onError, onReject, csv: options.csv ?? {}, ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}) });
+      const reader = (options.parseThread === true ? openFormatInThread : openFormat)(format, input, table.fields, { table: table.name, onError, onReject, csv: options.csv ?? {}, ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}) });
       const rejectedBefore = rowsRejected;
       for await (const batch of reader) {
         await sink.write(batch);

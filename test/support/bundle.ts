@@ -25,11 +25,11 @@ export function bundled(script: string): string {
   return out;
 }
 
-/** Spawns a bundled script with plain node. Encoder threads are off: the bundle has no worker entry. */
+/** Spawns a bundled script with plain node. Encoder and parser threads are off: the bundle has no worker entry. */
 export function spawnBundled(script: string, args: string[]): ChildProcess {
   return spawn(process.execPath, [bundled(script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, PAXD_ENCODE_THREADS: '0' },
+    env: { ...process.env, PAXD_ENCODE_THREADS: '0', PAXD_PARSE_THREADS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

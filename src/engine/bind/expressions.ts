@@ -18,6 +18,7 @@ import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal } fro
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
 import { OperatorBinder } from './operators.js';
+import { hashedInList, inListLiteralType } from './in-list.js';
 
 export abstract class ExprBinder extends OperatorBinder {
   protected abstract aggOrderItem(o: AstFields): OrderItem;
@@ -300,8 +301,9 @@ export abstract class ExprBinder extends OperatorBinder {
         const list: AstNode[] = Array.isArray(n.rexpr) ? n.rexpr : kindOf(n.rexpr) === 'List' ? fieldsOf(n.rexpr).items : [];
         if (list.length === 0) throw notSupported('IN (subquery)', n.location);
         const items = list.map((x) => this.expr(x, mode));
-        if (op === '=') return E.or(items.map((x) => this.compare('=', l, x, n.location)));
-        return E.and(items.map((x) => this.compare('<>', l, x, n.location)));
+        const literalType = inListLiteralType(l, items);
+        const parts = items.map((x) => this.compare(op === '=' ? '=' : '<>', l, literalType !== null && unknownLiterals.has(x) ? this.cast(x, literalType, n.location) : x, n.location));
+        return hashedInList(parts, op !== '=') ?? (op === '=' ? E.or(parts) : E.and(parts));
       }
       case 'AEXPR_BETWEEN':
       case 'AEXPR_NOT_BETWEEN': {

@@ -67,8 +67,9 @@ export function paramRef(n: AstFields): Expr {
 /** Records the type context gives a `$n` placeholder (the first one wins, as PostgreSQL's). */
 export function inferParam(e: Expr, type: PgType): void {
   const k = paramPlaceholders.get(e);
+  if (k === undefined) return; // not a placeholder: no statement context to look up (100,000 casts of an IN list)
   const ctx = currentContext();
-  if (k === undefined || ctx === null || ctx.values !== null) return;
+  if (ctx === null || ctx.values !== null) return;
   if (ctx.types[k] === null || ctx.types[k] === undefined) ctx.types[k] = engineType(type);
 }
 

@@ -363,6 +363,8 @@ function subLinksIn(x: unknown, out: AstFields[] = []): AstFields[] {
     return out;
   }
   const o = x as Record<string, unknown>;
+  // A constant holds no subquery (a 100,000-element IN list is 100,000 of them).
+  if (o['A_Const'] !== undefined) return out;
   if (o['SubLink'] !== undefined) {
     out.push(o['SubLink'] as AstFields);
     return subLinksIn((o['SubLink'] as AstFields).testexpr, out);

@@ -32,7 +32,7 @@ export type QueryRunner = (q: BoundQuery) => Promise<QueryResult>;
 export const MEMBERSHIP_MIN_VALUES = 64;
 
 /** The types whose equality is the equality of their grouping keys (./key.ts), so a set can test membership. */
-const HASHABLE: ReadonlySet<string> = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'date', 'timestamp', 'timestamptz', 'bool', 'uuid', 'bytea']);
+export const HASHABLE: ReadonlySet<string> = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'date', 'timestamp', 'timestamptz', 'bool', 'uuid', 'bytea']);
 
 /** `q` with the InitPlans of its own level run and their results in place (no InitPlan left at that level). */
 export async function resolveInitPlans(q: BoundQuery, runQuery: QueryRunner): Promise<BoundQuery> {
