@@ -37,8 +37,11 @@ export function isSrfCall(e: Expr): e is Extract<Expr, { kind: 'func' }> {
   return e.kind === 'func' && isLibraryFn(e.fn) && entryOf(e.fn).sig.setReturning !== undefined;
 }
 
-/** A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest). */
-export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf): RawFrom {
+/**
+ * A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest).
+ * `subQueries`: the subqueries of its arguments, bound (../bind/query.ts bindSubLinks).
+ */
+export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf, subQueries: ReadonlyMap<AstFields, BoundQuery> | null): RawFrom {
   const items = (n.functions as AstNode[]).map((f) => fieldsOf(f).items as AstNode[]);
   if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
   let calls = items.map((it) => it[0]!);
@@ -47,7 +50,7 @@ export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf)
     const c = fieldsOf(calls[0]!);
     calls = (c.args as AstNode[]).map((a) => ({ FuncCall: { ...c, args: [a] } }));
   }
-  const probe = new Binder(leaves);
+  const probe = new Binder(leaves, subQueries);
   const bound = calls.map((c) => bindCall((node) => probe.scalar(node, 'FROM'), c));
   const alias = n.alias as AstFields | undefined;
   const names = calls.map((c) => (kindOf(c) === 'FuncCall' ? funcNameOf(c) : '?column?'));
