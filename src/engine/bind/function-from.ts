@@ -43,7 +43,9 @@ export function isSrfCall(e: Expr): e is Extract<Expr, { kind: 'func' }> {
  */
 export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf, subQueries: ReadonlyMap<AstFields, BoundQuery> | null): RawFrom {
   const items = (n.functions as AstNode[]).map((f) => fieldsOf(f).items as AstNode[]);
-  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
+  // No function of the library returns record, the only kind a column definition list may describe.
+  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0))
+    throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'a column definition list is only allowed for functions returning "record"', positionOf(n.location as number | undefined));
   let calls = items.map((it) => it[0]!);
   // unnest(a, b, …) outside ROWS FROM is ROWS FROM (unnest(a), unnest(b), …) (docs 9.19).
   if (n.is_rowsfrom !== true && calls.length === 1 && kindOf(calls[0]!) === 'FuncCall' && funcNameOf(calls[0]!) === 'unnest' && (fieldsOf(calls[0]!).args ?? []).length > 1) {
