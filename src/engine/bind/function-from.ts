@@ -21,7 +21,7 @@ import type { Database } from '../../table/index.js';
 import { type Field, type PgType, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf } from '../parse.js';
 import type { Expr } from '../expr.js';
-import { SqlError, notSupported, positionOf } from '../errors.js';
+import { SqlError, positionOf } from '../errors.js';
 import { type BoundQuery, type Leaf, queryFields } from '../ir.js';
 import { entryOf, isLibraryFn } from '../functions/registry.js';
 import type { RawFrom } from './scope.js';
