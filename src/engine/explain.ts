@@ -27,6 +27,7 @@ import { type Plan, planQuery } from './plan.js';
 import type { Expr } from './expr.js';
 import type { WindowClause } from './ir.js';
 import { newTrace, run, runQuery, type RunTrace } from './exec/run.js';
+import { describeGroupingSets } from './exec/aggregate/grouping-sets.js';
 import { resolveAllInitPlans } from './exec/init-plans.js';
 import { toText } from './exec/kernels.js';
 import { notSupported } from './errors.js';
@@ -116,10 +117,11 @@ function describeTop(q: Omit<BoundSelect, 'table' | 'columns'>, node0: Node, sca
     const groups = keys.length === 0 ? 1 : groupCount(q.grouping.keys.map((k) => ndv(k, cost.rows)), cost.rows);
     cost = aggregateCost(cost, groups, outWidth, Math.max(1, q.grouping.keys.length + q.grouping.aggs.length));
     if (q.having !== null && keys.length > 0) cost = { ...cost, rows: cost.rows / 3 };
+    const sets = q.grouping.sets === undefined ? null : describeGroupingSets(q.grouping.sets, keys);
     node = {
       cost,
-      name: keys.length === 0 ? 'Aggregate' : 'HashAggregate',
-      details: [...(keys.length === 0 ? [] : [`Group Key: ${keys.join(', ')}`]), ...(q.having === null ? [] : [`Filter: ${sql(q.having, aggNames)}`])],
+      name: sets?.name ?? (keys.length === 0 ? 'Aggregate' : 'HashAggregate'),
+      details: [...(sets?.details ?? (keys.length === 0 ? [] : [`Group Key: ${keys.join(', ')}`])), ...(q.having === null ? [] : [`Filter: ${sql(q.having, aggNames)}`])],
       children: [node],
       ...at(t, t?.aggRows ?? 0, t?.aggAt ?? 0, t?.aggAt ?? 0),
     };

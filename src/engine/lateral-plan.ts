@@ -122,7 +122,7 @@ export function planFunctionFrom<R extends AnyNode>(q: BoundJoinSelect, n: FromN
     const ls = hooks.leavesIn(c);
     return ls.size > 0 && [...ls].every((l) => leftLeaves.has(l));
   };
-  const on = n.on === null ? [] : conjuncts(n.on);
+  const on = n.on === null ? [] : conjuncts(n.on).filter((c) => !(c.kind === 'const' && c.value === true));
   const outer = n.type === 'left';
   const candidates = outer ? conds : [...on, ...conds];
   const leftConds = candidates.filter(overLeft);

@@ -21,7 +21,7 @@ import type { Database } from '../../table/index.js';
 import { type Field, type PgType, SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf } from '../parse.js';
 import type { Expr } from '../expr.js';
-import { SqlError, notSupported, positionOf } from '../errors.js';
+import { SqlError, positionOf } from '../errors.js';
 import { type BoundQuery, type Leaf, queryFields } from '../ir.js';
 import { entryOf, isLibraryFn } from '../functions/registry.js';
 import type { RawFrom } from './scope.js';
@@ -37,17 +37,22 @@ export function isSrfCall(e: Expr): e is Extract<Expr, { kind: 'func' }> {
   return e.kind === 'func' && isLibraryFn(e.fn) && entryOf(e.fn).sig.setReturning !== undefined;
 }
 
-/** A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest). */
-export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf): RawFrom {
+/**
+ * A RangeFunction: the leaf of its calls (several for ROWS FROM and multi-argument unnest).
+ * `subQueries`: the subqueries of its arguments, bound (../bind/query.ts bindSubLinks).
+ */
+export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf, subQueries: ReadonlyMap<AstFields, BoundQuery> | null): RawFrom {
   const items = (n.functions as AstNode[]).map((f) => fieldsOf(f).items as AstNode[]);
-  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0)) throw notSupported('column definition lists of functions in FROM', n.location);
+  // No function of the library returns record, the only kind a column definition list may describe.
+  if (n.coldeflist !== undefined || items.some((it) => it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0))
+    throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'a column definition list is only allowed for functions returning "record"', positionOf(n.location as number | undefined));
   let calls = items.map((it) => it[0]!);
   // unnest(a, b, …) outside ROWS FROM is ROWS FROM (unnest(a), unnest(b), …) (docs 9.19).
   if (n.is_rowsfrom !== true && calls.length === 1 && kindOf(calls[0]!) === 'FuncCall' && funcNameOf(calls[0]!) === 'unnest' && (fieldsOf(calls[0]!).args ?? []).length > 1) {
     const c = fieldsOf(calls[0]!);
     calls = (c.args as AstNode[]).map((a) => ({ FuncCall: { ...c, args: [a] } }));
   }
-  const probe = new Binder(leaves);
+  const probe = new Binder(leaves, subQueries);
   const bound = calls.map((c) => bindCall((node) => probe.scalar(node, 'FROM'), c));
   const alias = n.alias as AstFields | undefined;
   const names = calls.map((c) => (kindOf(c) === 'FuncCall' ? funcNameOf(c) : '?column?'));

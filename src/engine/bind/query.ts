@@ -233,7 +233,7 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
       return { kind: 'join', type: type === 'inner' && !keyed ? 'cross' : type, left, right, on: (n.quals as AstNode | undefined) ?? null, using, natural, ...(location === undefined ? {} : { location }) };
     }
     case 'RangeFunction':
-      return bindFunctionFrom(n, leaves, addLeaf);
+      return bindFunctionFrom(n, leaves, addLeaf, await bindSubLinks(db, n, leaves));
     default:
       throw notSupported(`${kindOf(node).replace(/^Range/, '')} in FROM`, n.location);
   }

@@ -58,3 +58,9 @@ export class GroupingSetsAggregate implements Aggregator {
     }
   }
 }
+
+/** EXPLAIN's node for grouping sets, as PostgreSQL prints an all-hashed one: a Hash Key per set, `Group Key: ()` for the empty set. */
+export function describeGroupingSets(sets: GroupingSetList, keyNames: readonly string[]): { name: string; details: string[] } {
+  const details = sets.map((set) => (set.length === 0 ? 'Group Key: ()' : `Hash Key: ${set.map((i) => keyNames[i]!).join(', ')}`));
+  return { name: sets.some((s) => s.length === 0) ? 'MixedAggregate' : 'HashAggregate', details };
+}
