@@ -10,7 +10,7 @@
  *   DuckDB      the same SQL, 2 threads, in memory, loaded from the same CSVs
  *
  * Each query runs once to warm up, then --runs times (1 by default); the table shows the median
- * in milliseconds, PostgreSQL serial ÷ paxd and paxd ÷ DuckDB, whether paxd's answer equals
+ * in milliseconds (and paxd's process CPU time, all threads), PostgreSQL serial ÷ paxd and paxd ÷ DuckDB, whether paxd's answer equals
  * PostgreSQL's (the differential suite's comparison: same rows, in order under ORDER BY, numbers
  * to 1e-9 relative, bpchar padding ignored), and at the end the queries paxd loses against
  * PostgreSQL serial and by how much (#19 Done-when 1: none at SF 1).
@@ -41,7 +41,8 @@ const QUERY_FILE = fileURLToPath(new URL('../fixtures/sql-tpch/tpch.sql', import
 
 type SystemId = 'paxd' | 'pgSerial' | 'pgParallel' | 'duckdb';
 const LABELS: Record<SystemId, string> = { paxd: 'paxd', pgSerial: 'PG serial', pgParallel: 'PG par.', duckdb: 'DuckDB 2t' };
-type Outcome = { ok: true; ms: number[]; rows: string[][] } | { ok: false; error: string };
+/** `cpu`: CPU ms of the whole process (all threads: user + system) per run, for the in-process paxd. */
+type Outcome = { ok: true; ms: number[]; cpu: number[]; rows: string[][] } | { ok: false; error: string };
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const log = (s: string) => process.stderr.write(s + '\n');
@@ -80,7 +81,8 @@ export async function run(args: string[]): Promise<void> {
   const pgTimeout = Number(value('--pg-timeout') ?? 300);
   const all = tpchQueries();
   const only = value('--only')?.split(',');
-  for (const id of only ?? []) if (!all.some((q) => q.id === id)) throw new RangeError(`--only: unknown query ${id} (expected ${all.map((q) => q.id).join(',')})`);
+  for (const id of only ?? [])
+    if (!all.some((q) => q.id === id)) throw new RangeError(`--only: unknown query ${id} (expected ${all.map((q) => q.id).join(',')})`);
   const queries = all.filter((q) => only === undefined || only.includes(q.id));
   const skipPg = args.includes('--skip-pg');
   const skipDuck = args.includes('--skip-duckdb');
@@ -93,7 +95,7 @@ export async function run(args: string[]): Promise<void> {
     for (const q of queries) {
       const r = await timed(exec, q.sql, runs);
       results.get(q.id)![system] = r;
-      log(`  ${LABELS[system]} ${q.id}: ${r.ok ? `${median(r.ms).toFixed(1)} ms` : r.error}`);
+      log(`  ${LABELS[system]} ${q.id}: ${r.ok ? `${median(r.ms).toFixed(1)} ms${system === 'paxd' ? `, ${median(r.cpu).toFixed(0)} ms CPU` : ''}` : r.error}`);
     }
   };
 
@@ -107,7 +109,13 @@ export async function run(args: string[]): Promise<void> {
   let pgVersion = '';
   if (!skipPg) {
     const pg = await startPostgres();
-    const client = new pgdriver.Client({ host: pg.socketDir, port: pg.port, user: 'postgres', database: 'postgres', types: { getTypeParser: () => (v: string) => v } });
+    const client = new pgdriver.Client({
+      host: pg.socketDir,
+      port: pg.port,
+      user: 'postgres',
+      database: 'postgres',
+      types: { getTypeParser: () => (v: string) => v },
+    });
     const readable: { cleanup(): void }[] = [];
     try {
       pgVersion = (await pg.query('SHOW server_version')).split(' ')[0]!;
@@ -115,13 +123,16 @@ export async function run(args: string[]): Promise<void> {
       for (const t of tables) {
         const file = pgReadable(join(csvDir, `${t.name}.csv`));
         readable.push(file);
-        await pg.query(`CREATE TABLE ${t.name} (${pgColumns(t)}); COPY ${t.name} FROM '${file.path.replace(/'/g, "''")}' (FORMAT csv); VACUUM (ANALYZE) ${t.name};`);
+        await pg.query(
+          `CREATE TABLE ${t.name} (${pgColumns(t)}); COPY ${t.name} FROM '${file.path.replace(/'/g, "''")}' (FORMAT csv); VACUUM (ANALYZE) ${t.name};`,
+        );
       }
       log(`  PostgreSQL ${pgVersion}: loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       await client.connect();
       await client.query(`SET work_mem = '256MB'`);
       await client.query(`SET statement_timeout = '${pgTimeout}s'`);
-      const exec = async (sql: string) => (await client.query({ text: sql, rowMode: 'array' })).rows.map((r) => (r as (string | null)[]).map((v) => v ?? 'NULL'));
+      const exec = async (sql: string) =>
+        (await client.query({ text: sql, rowMode: 'array' })).rows.map((r) => (r as (string | null)[]).map((v) => v ?? 'NULL'));
       await client.query('SET max_parallel_workers_per_gather = 0');
       await timeAll('pgSerial', exec);
       await client.query('SET max_parallel_workers_per_gather = 2');
@@ -139,9 +150,15 @@ export async function run(args: string[]): Promise<void> {
       for (const t of tables) {
         const columns = t.columns.map((c) => `'${c.name}': '${duckdbType(String(c.type))}'`).join(', ');
         const path = join(csvDir, `${t.name}.csv`).replace(/'/g, "''");
-        await duck.run(`CREATE TABLE ${t.name} AS SELECT * FROM read_csv('${path}', columns = {${columns}}, header = false, delim = ',', quote = '"', escape = '"', auto_detect = false)`);
+        await duck.run(
+          `CREATE TABLE ${t.name} AS SELECT * FROM read_csv('${path}', columns = {${columns}}, header = false, delim = ',', quote = '"', escape = '"', auto_detect = false)`,
+        );
       }
-      await timeAll('duckdb', async (sql) => (await duck.connection.runAndReadAll(sql)).getRowsJson().map((r) => r.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v)))));
+      await timeAll('duckdb', async (sql) =>
+        (await duck.connection.runAndReadAll(sql))
+          .getRowsJson()
+          .map((r) => r.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v)))),
+      );
     } finally {
       duck.close();
     }
@@ -165,24 +182,35 @@ async function timed(exec: (sql: string) => Promise<string[][]>, sql: string, ru
   try {
     let rows = await exec(sql);
     const ms: number[] = [];
+    const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       rows = await exec(sql);
+      const c = process.cpuUsage(c0);
       ms.push(performance.now() - t0);
+      cpu.push((c.user + c.system) / 1000);
     }
-    return { ok: true, ms, rows };
+    return { ok: true, ms, cpu, rows };
   } catch (e) {
     const err = e as { code?: unknown; message?: unknown };
     return { ok: false, error: `${typeof err.code === 'string' ? `${err.code} ` : ''}${String(err.message ?? e).split('\n')[0]}` };
   }
 }
 
-function printTable(queries: readonly { id: string; sql: string }[], results: Map<string, Partial<Record<SystemId, Outcome>>>, skipPg: boolean, skipDuck: boolean): void {
+function printTable(
+  queries: readonly { id: string; sql: string }[],
+  results: Map<string, Partial<Record<SystemId, Outcome>>>,
+  skipPg: boolean,
+  skipDuck: boolean,
+): void {
   const systems: SystemId[] = ['paxd', ...(skipPg ? [] : (['pgSerial', 'pgParallel'] as const)), ...(skipDuck ? [] : (['duckdb'] as const))];
   const cell = (r: Outcome | undefined) => (r === undefined ? '-' : r.ok ? fmtMs(median(r.ms)) : 'error');
   out('');
-  out('median ms; PG÷paxd: PostgreSQL serial time over paxd\'s (> 1: paxd is faster); paxd÷Duck: paxd over DuckDB 2 threads');
-  const head = ['query', ...systems.map((s) => LABELS[s]), 'PG÷paxd', 'paxd÷Duck', 'answer (vs PostgreSQL)'];
+  out(
+    "median ms; paxd CPU: its process's CPU ms (all threads); PG÷paxd: PostgreSQL serial time over paxd's (> 1: paxd is faster); paxd÷Duck: paxd over DuckDB 2 threads",
+  );
+  const head = ['query', ...systems.map((s) => LABELS[s]), 'paxd CPU', 'PG÷paxd', 'paxd÷Duck', 'answer (vs PostgreSQL)'];
   out(head.map((h, i) => (i === 0 ? h.padEnd(6) : i === head.length - 1 ? h : h.padStart(10))).join(' '));
   const losses: string[] = [];
   const problems: string[] = [];
@@ -212,8 +240,18 @@ function printTable(queries: readonly { id: string; sql: string }[], results: Ma
       }
     }
     if (paxd?.ok === true && r.pgSerial?.ok === false) losses.push(`${q.id}: PostgreSQL serial did not finish (${r.pgSerial.error})`);
-    if (vsPg !== null && vsPg < 1) losses.push(`${q.id}: paxd ${(1 / vsPg).toFixed(2)}× slower than PostgreSQL serial (${fmtMs(median((paxd as { ms: number[] }).ms))} vs ${fmtMs(median((r.pgSerial as { ms: number[] }).ms))} ms)`);
-    const cols = [q.id.padEnd(6), ...systems.map((s) => cell(r[s]).padStart(10)), (vsPg === null ? '-' : `${fmtRatio(vsPg)}×`).padStart(10), (vsDuck === null ? '-' : `${fmtRatio(vsDuck)}×`).padStart(10), answer];
+    if (vsPg !== null && vsPg < 1)
+      losses.push(
+        `${q.id}: paxd ${(1 / vsPg).toFixed(2)}× slower than PostgreSQL serial (${fmtMs(median((paxd as { ms: number[] }).ms))} vs ${fmtMs(median((r.pgSerial as { ms: number[] }).ms))} ms)`,
+      );
+    const cols = [
+      q.id.padEnd(6),
+      ...systems.map((s) => cell(r[s]).padStart(10)),
+      (paxd?.ok === true ? fmtMs(median(paxd.cpu)) : '-').padStart(10),
+      (vsPg === null ? '-' : `${fmtRatio(vsPg)}×`).padStart(10),
+      (vsDuck === null ? '-' : `${fmtRatio(vsDuck)}×`).padStart(10),
+      answer,
+    ];
     out(cols.join(' '));
   }
   out('');

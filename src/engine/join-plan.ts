@@ -11,6 +11,9 @@
  *     Equalities between the two sides are the hash keys; the rest is the join filter.
  *   - The build side (the hash table) is the smaller estimated input; a join without an
  *     equality between its sides is a nested loop over the materialized smaller side.
+ *   - Estimates: a scan's rows come from its table's group statistics (./cost.ts, as EXPLAIN
+ *     shows them: zone maps, min/max ranges, the residual filter's selectivity); a join's are
+ *     |L| × |R| / the keys' distinct bound (`joinEstimate`).
  *
  * Every node's output is a wide batch: one column per slot of the query's row layout, filled
  * for the slots of the leaves below the node (`slots`), so expressions bound against the
@@ -26,6 +29,7 @@ import { categoryOf } from './types.js';
 import { toPredicate } from './pushdown.js';
 import { factorOrs } from './optimize/or-factor.js';
 import { type FunctionNode, type LateralNode, isLateralJoin, planFunctionFrom } from './lateral-plan.js';
+import { type ColumnSource, DEFAULT_DISTINCT, columnDistinct, estimateScan, residualSelectivity } from './cost.js';
 
 export type RelNode =
   | {
@@ -116,6 +120,7 @@ export function estimateQuery(q: BoundQuery): number {
 }
 
 const SELECTIVITY = 0.25;
+const INTEGRAL_KEYS = new Set(['int2', 'int4', 'int8', 'date']);
 
 class JoinPlanner {
   constructor(private readonly q: BoundJoinSelect) {}
@@ -170,8 +175,24 @@ class JoinPlanner {
       slots,
       where: pushed.length === 0 ? undefined : P.and(...pushed),
       filter: residual.length === 0 ? null : E.and(residual),
-      est: Math.max(1, table.rows * SELECTIVITY ** conds.length),
+      est: Math.max(1, this.scanEstimate(leaf, table, pushed, residual)),
     });
+  }
+
+  /**
+   * The rows a leaf's scan returns, from its table's group statistics (./cost.ts, the numbers
+   * EXPLAIN shows): the groups the pushed predicate's zone maps keep, the fraction of their
+   * min/max ranges it keeps, and the residual filter's selectivity.
+   */
+  private scanEstimate(leaf: number, table: Table, pushed: Predicate[], residual: Expr[]): number {
+    const sourceOf = (c: Expr): ColumnSource | undefined =>
+      c.kind === 'column' && this.q.columns[c.slot]!.leaf === leaf ? { table, field: this.q.columns[c.slot]!.field } : undefined;
+    const ndv = (c: Expr): number => {
+      const src = sourceOf(c);
+      return src === undefined ? DEFAULT_DISTINCT : columnDistinct(table, src.field, table.rows);
+    };
+    const sel = residualSelectivity(residual.length === 0 ? null : E.and(residual), ndv, sourceOf);
+    return estimateScan(table, pushed.length === 0 ? undefined : P.and(...pushed), sel, false).rowsOut;
   }
 
   /** Inner and cross joins: one group of inputs joined greedily, as the header says. */
@@ -221,7 +242,15 @@ class JoinPlanner {
       remaining.delete(pick);
       const now = pending.filter((p) => within(p.leaves, itemLeaves[pick]!));
       pending = pending.filter((p) => !now.includes(p));
-      cur = this.join(cur, rels[pick]!, curLeaves, itemLeaves[pick]!, now.map((p) => p.e), 'inner', []);
+      cur = this.join(
+        cur,
+        rels[pick]!,
+        curLeaves,
+        itemLeaves[pick]!,
+        now.map((p) => p.e),
+        'inner',
+        [],
+      );
       for (const l of itemLeaves[pick]!) curLeaves.add(l);
     }
     if (pending.length > 0) throw new Error(`join planner: ${pending.length} conditions left unplaced`);
@@ -273,8 +302,11 @@ class JoinPlanner {
     if (x.kind !== 'column') return null;
     const l = this.q.leaves[this.q.columns[x.slot]!.leaf]!;
     switch (l.source.kind) {
-      case 'table':
-        return l.source.table.rows;
+      case 'table': {
+        // Integer-like keys have no more distinct values than their range holds.
+        const f = this.q.columns[x.slot]!.field;
+        return INTEGRAL_KEYS.has(f.type.id) ? columnDistinct(l.source.table, f, l.source.table.rows) : l.source.table.rows;
+      }
       case 'subquery':
         return estimateQuery(l.source.query);
       case 'one-row':

@@ -21,7 +21,6 @@ import { err, isDigit, onlySpaceFrom, skipSpace, startsWithCI } from './text/sca
 // ---------------------------------------------------------------------------------------------
 // Text input and output: numeric_in / set_var_from_str / apply_typmod / get_str_from_var.
 
-
 /** A scanned finite numeric: value = digits × 10^exp10, printed with dscale decimals. */
 export interface ScannedNumeric {
   readonly neg: boolean;
@@ -213,12 +212,15 @@ export function parseDecimal(s: string, precision: number, scale: number): bigin
 
 const POW10: readonly bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i));
 
-/** numeric(p,s) output: exactly s decimals (none, and trailing zeros, when s <= 0). */
-export function formatDecimal(u: bigint, scale: number): string {
-  const neg = u < 0n;
+/**
+ * numeric(p,s) output: exactly s decimals (none, and trailing zeros, when s <= 0). The unscaled
+ * value may be a number when it is a safe integer (the scan adapter's fast path).
+ */
+export function formatDecimal(u: bigint | number, scale: number): string {
+  const neg = u < 0;
   let digits = (neg ? -u : u).toString();
   if (scale <= 0) {
-    if (u === 0n) return '0';
+    if (digits === '0') return '0';
     return (neg ? '-' : '') + digits + '0'.repeat(-scale);
   }
   if (digits.length <= scale) digits = '0'.repeat(scale - digits.length + 1) + digits;

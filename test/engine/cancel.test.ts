@@ -11,7 +11,7 @@ import type { PgType, Value } from '../../src/types/index.js';
 import { PaxdError, SQLSTATE } from '../../src/types/index.js';
 import { query } from '../../src/engine/index.js';
 import { E } from '../../src/engine/expr.js';
-import { HashJoin, type HashJoinSpec } from '../../src/engine/exec/hash-join.js';
+import { HashJoin, type HashJoinSpec } from '../../src/engine/exec/join/hash-join.js';
 import { mergeSort, SORT_RUN } from '../../src/engine/exec/sort.js';
 import type { RowBatch } from '../../src/engine/exec/batch.js';
 import { Rng, testSeed } from '../support/random.js';

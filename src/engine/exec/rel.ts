@@ -1,6 +1,6 @@
 /**
  * Runs a RelNode tree (../join-plan.ts) as a stream of wide batches: scans and subqueries at
- * the leaves, hash joins (./hash-join.ts) above. A join first drains its build side into its
+ * the leaves, hash joins (./join/grace-join.ts) above. A join first drains its build side into its
  * hash table, then streams its probe side through it, then emits the build rows an outer join
  * preserves.
  */
@@ -14,7 +14,7 @@ import type { BoundQuery } from '../ir.js';
 import { currentWorkMem, yieldIfDue } from '../context.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
-import { HashJoin } from './hash-join.js';
+import { hashJoin } from './join/grace-join.js';
 import { materialize } from './scan.js';
 import { functionRows } from './function-scan.js';
 import { lateralJoin } from './lateral-join.js';
@@ -113,7 +113,7 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
       return;
     }
     case 'join': {
-      const hj = new HashJoin({
+      const spec = {
         width: ctx.width,
         probeSlots: n.probe.slots,
         buildSlots: n.build.slots,
@@ -125,16 +125,15 @@ async function* produce(n: RelNode, ctx: RelContext): AsyncGenerator<RowBatch> {
         preserveBuild: n.preserveBuild,
         joinFilter: n.joinFilter,
         workMem: currentWorkMem(),
-      });
-      for await (const b of execRel(n.build, ctx)) hj.addBuild(b);
-      await hj.finishBuild();
-      const tr = ctx.trace?.nodes.get(n.build);
-      if (tr !== undefined) tr.buildRows = hj.buildRows;
+      };
+      const info = { rows: 0, partitions: 0 };
       const out = (b: RowBatch) => (n.filter === null ? b : filterWide(b, n.filter, n.slots));
-      // An inner join with an empty build side has no output: the probe side is not read.
-      if (hj.buildRows === 0 && !n.preserveProbe && !n.anti) return;
-      for await (const pb of execRel(n.probe, ctx)) for (const b of hj.probe(pb)) yield out(b);
-      for (const b of hj.unmatched()) yield out(b);
+      try {
+        for await (const b of hashJoin(spec, execRel(n.build, ctx), execRel(n.probe, ctx), info)) yield out(b);
+      } finally {
+        const tr = ctx.trace?.nodes.get(n.build);
+        if (tr !== undefined) tr.buildRows = info.rows;
+      }
       return;
     }
     default:

@@ -6,6 +6,7 @@
 import type { Batch, Column, Field, Value } from '../../types/index.js';
 import { formatDecimal, getValue, isDecimal128 } from '../../types/index.js';
 import type { RowBatch } from './batch.js';
+import { fastColumn } from './scan-columns.js';
 
 export function materialize(b: Batch, fields: readonly Field[]): RowBatch {
   const sel = b.selection;
@@ -15,6 +16,8 @@ export function materialize(b: Batch, fields: readonly Field[]): RowBatch {
 }
 
 function column(c: Column, f: Field, sel: Uint32Array | null, rows: number): Value[] {
+  const fast = fastColumn(c, f, sel, rows);
+  if (fast !== null) return fast;
   const out = new Array<Value>(rows);
   const scale = isDecimal128(f.type) ? (f.type.scale ?? 0) : -1;
   for (let i = 0; i < rows; i++) {

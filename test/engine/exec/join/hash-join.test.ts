@@ -1,14 +1,15 @@
 /**
- * The hash join operator (src/engine/exec/hash-join.ts) over wide batches: PostgreSQL's key
+ * The hash join operator (src/engine/exec/join/hash-join.ts) over wide batches: PostgreSQL's key
  * equality (numeric by value, 0 = -0, NaN = NaN, bpchar without trailing blanks, NULL never
  * equal), outer-join padding on either side, semi-joins, and the work-memory limit (53200).
+ * test/engine/join-spill.test.ts runs the joins that spill past it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { PgType, Value } from '../../../src/types/index.js';
-import { E } from '../../../src/engine/expr.js';
-import { HashJoin, type HashJoinSpec } from '../../../src/engine/exec/hash-join.js';
-import type { RowBatch } from '../../../src/engine/exec/batch.js';
+import type { PgType, Value } from '../../../../src/types/index.js';
+import { E } from '../../../../src/engine/expr.js';
+import { HashJoin, type HashJoinSpec } from '../../../../src/engine/exec/join/hash-join.js';
+import type { RowBatch } from '../../../../src/engine/exec/batch.js';
 
 /** Slot 0: the probe key; slot 1: the build key. */
 async function join(type: PgType, probe: Value[], build: Value[], opts: Partial<HashJoinSpec> = {}): Promise<[Value, Value][]> {
@@ -78,15 +79,25 @@ test('outer joins pad the side they keep with NULLs; semi-joins give each probe 
   ]);
 });
 
-test('a build side past the work memory fails with 53200', async () => {
+test('a build side past the work memory says so, and its error is 53200', async () => {
   const t: PgType = { id: 'int4' };
-  let code = '';
-  try {
-    await join(t, [1], Array.from({ length: 10000 }, (_v, i) => i), { workMem: 10000 });
-  } catch (e) {
-    code = (e as { code: string }).code;
-  }
-  assert.is(code, '53200');
+  const hj = new HashJoin({
+    width: 2,
+    probeSlots: [0],
+    buildSlots: [1],
+    probeKeys: [E.column(0, t, 'p')],
+    buildKeys: [E.column(1, t, 'b')],
+    semi: false,
+    preserveProbe: false,
+    preserveBuild: false,
+    joinFilter: null,
+    workMem: 10000,
+  });
+  hj.addBuild({ rows: 10, cols: [[], Array.from({ length: 10 }, (_v, i) => i)] });
+  assert.not.ok(hj.exceeded);
+  hj.addBuild({ rows: 10000, cols: [[], Array.from({ length: 10000 }, (_v, i) => i)] });
+  assert.ok(hj.exceeded);
+  assert.is(hj.tooBig().code, '53200');
 });
 
 test.run();
