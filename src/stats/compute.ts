@@ -193,8 +193,9 @@ function floats(a: Float32Array | Float64Array, v: Uint8Array | null, start: num
       continue;
     }
     finiteOrInf++;
-    if (x < min) min = x;
-    if (x > max) max = x;
+    // `<=`/`>=`: of equal values the later, as PostgreSQL's min/max keep it (0 after -0 is 0).
+    if (x <= min) min = x;
+    if (x >= max) max = x;
   }
   s.nans = nans;
   s.sum = sum;

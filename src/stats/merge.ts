@@ -34,7 +34,8 @@ function pick(type: PgType, av: Value, ae: boolean, bv: Value, be: boolean, dir:
   const c = compareValues(type, av, bv) * dir;
   if (c > 0) return { value: av, exact: ae };
   if (c < 0) return { value: bv, exact: be };
-  return { value: ae || !be ? av : bv, exact: ae || be };
+  // Equal: b, the later rows, when it is exact (min/max keep the later of equal values, -0 and 0).
+  return { value: be || !ae ? bv : av, exact: ae || be };
 }
 
 function addSums(type: PgType, a: ColumnStats['sum'], b: ColumnStats['sum']): ColumnStats['sum'] {

@@ -11,7 +11,7 @@
  *
  * Flags (parse_re_flags): `i` and `c` (the last one wins), `g` where the function takes it,
  * `s` and `t` (the defaults); `n p w x b e q` are 0A000; anything else is 22023.
- * regexp_matches (a set-returning function) and regexp_split_to_* are 0A000.
+ * regexp_matches (set-returning) is registered in ./set-returning.ts over regexpMatches here.
  */
 import { type PgType, type Value, SQLSTATE, arrayOf, formatArrayText } from '../../types/index.js';
 import { SqlError, notSupported } from '../errors.js';
@@ -167,6 +167,17 @@ const regexpMatch: Kernel = (a) => {
   if (m === null) return null;
   return formatArrayText(re.groupCount === 0 ? [s.slice(m.start, m.end)] : m.groups);
 };
+
+/**
+ * regexp_matches(string, pattern [, flags]), a set: each match's groups (or the whole match)
+ * as text[]; with 'g' every match, else the first.
+ */
+export function* regexpMatches(a: readonly Value[]): Generator<Value> {
+  const f = parseFlags(a.length > 2 ? (a[2] as string) : '', 'regexp_matches', true);
+  const s = a[0] as string;
+  const re = regexSearcher(a[1] as string, f.ci);
+  for (const m of matches(re, s, 1, f.global)) yield formatArrayText(re.groupCount === 0 ? [s.slice(m.start, m.end)] : m.groups);
+}
 
 const regexpLike: Kernel = (a) => {
   const f = parseFlags(a.length > 2 ? (a[2] as string) : '', 'regexp_like', false);

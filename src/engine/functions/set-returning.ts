@@ -14,11 +14,12 @@
  *
  * Later SRFs (jsonb_array_elements, jsonb_each, regexp_matches) are entries of this shape.
  */
-import { type PgType, type Value, SQLSTATE, internalError, intervalParts, parseArrayText } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, arrayOf, internalError, intervalParts, parseArrayText } from '../../types/index.js';
 import { SqlError, notSupported } from '../errors.js';
 import { arith, compare, fromText } from '../exec/kernels.js';
 import { timestampPlusInterval, timestamptzPlusInterval } from '../exec/datetime.js';
 import { regexSearcher } from '../exec/regex.js';
+import { regexpMatches } from './regex.js';
 import { currentTimeZone } from '../context.js';
 import { T } from '../types.js';
 import { ANYARRAY, type Family, type SetKernel, type Signature } from './signature.js';
@@ -124,6 +125,7 @@ function* splitToTable(a: readonly Value[]): Generator<Value> {
 }
 
 const { int4, int8, numeric, timestamp, timestamptz, interval, text, bool } = T;
+const TEXT_ARRAY = arrayOf(text);
 
 export const SET_RETURNING_FUNCTIONS: Family = Object.freeze({
   generate_series: [
@@ -139,4 +141,5 @@ export const SET_RETURNING_FUNCTIONS: Family = Object.freeze({
   unnest: [srf([ANYARRAY], text, unnestArray, { resultOf: { arg: 0, element: true } })],
   generate_subscripts: [srf([ANYARRAY, int4], int4, subscripts), srf([ANYARRAY, int4, bool], int4, subscripts)],
   regexp_split_to_table: [srf([text, text], text, splitToTable), srf([text, text, text], text, splitToTable)],
+  regexp_matches: [srf([text, text], TEXT_ARRAY, regexpMatches), srf([text, text, text], TEXT_ARRAY, regexpMatches)],
 });

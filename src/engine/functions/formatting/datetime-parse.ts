@@ -503,7 +503,7 @@ function toParts(t: Template<DtKey>, input: string): Parsed {
     fmMonth = true;
   }
   if (f.ddd !== 0 && (mon <= 1 || mday <= 1)) {
-    if (year === 0 && f.bc === 0) throw fieldOverflow(input);
+    if (year === 0 && f.bc === 0) throw formatError('cannot calculate day of year without year information');
     if (f.mode === 'iso') {
       [year, mon, mday] = j2date(isoWeekToJ(year, 1) - 1 + f.ddd);
       fmYear = fmMonth = fmDay = true;

@@ -234,7 +234,10 @@ function prepare(d: NumDesc, x: NumberInput): { number: string; sign: '+' | '-';
     let n: number;
     if (x.kind === 'int') n = x.value > 2147483647n || x.value < -2147483648n ? 0 : Number(x.value);
     else if (x.kind === 'float') n = Number.isFinite(x.value) ? Number(roundEven(exactDecimal(x.value).digits, exactDecimal(x.value).scale, 0)) * Math.sign(x.value) : 0;
-    else n = Number(numericRound(x.value, 0));
+    else {
+      n = Number(numericRound(x.value, 0));
+      if (!(n >= -2147483648 && n <= 2147483647)) throw new PaxdError('invalid_input', SQLSTATE.numeric_value_out_of_range, 'integer out of range');
+    }
     return { number: roman(n), sign: '+', preSpaces: 0 };
   }
   if (d.eeee) {
@@ -418,6 +421,7 @@ function render(t: Template<NumKey>, d: NumDesc, number: string, sign0: '+' | '-
       case 'TH':
       case 'th':
         if (d.roman || number[0] === '#' || sign === '-' || d.decimal) break;
+        if (!/[0-9]$/.test(number)) throw new PaxdError('invalid_input', SQLSTATE.invalid_text_representation, `"${number}" is not a number`);
         out += ordinalSuffix(number, n.key === 'TH');
         break;
       case 'MI':
@@ -429,13 +433,15 @@ function render(t: Template<NumKey>, d: NumDesc, number: string, sign0: '+' | '-
         else if (!d.fill) out += ' ';
         break;
       case 'SG':
-        out += sign;
+        // With RN the sign is cleared to NUL, which ends PostgreSQL's output there.
+        out += sign === '' ? '\0' : sign;
         break;
       default:
         break;
     }
   }
-  return out;
+  const nul = out.indexOf('\0');
+  return nul >= 0 ? out.slice(0, nul) : out;
 }
 
 /** to_char(number, text); an empty template gives ''. */
