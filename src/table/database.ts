@@ -94,7 +94,7 @@ export class Database {
     return db;
   }
 
-  /** The tables that exist (dropped ones are not listed), sorted by name. */
+  /** The tables and views that exist (dropped ones are not listed), sorted by name; `kind` says which. */
   async tables(): Promise<TableInfo[]> {
     const out: TableInfo[] = [];
     const at = this.pinned();
@@ -361,6 +361,8 @@ export function columnAdder(table: string, spec: ColumnSpec): (base: SnapshotJso
   const type = typeof spec.type === 'string' ? parseTypeName(spec.type) : spec.type;
   if (spec.default !== undefined) parseText(type, spec.default); // reject a bad default now
   return (base) => {
+    if (base.view !== undefined)
+      throw new PaxdError('invalid_input', SQLSTATE.wrong_object_type, `ALTER action ADD COLUMN cannot be performed on relation "${table}"`, { detail: 'This operation is not supported for views.' });
     if (base.fields.some((f) => f.name === spec.name))
       throw new PaxdError('exists', SQLSTATE.duplicate_column, `column "${spec.name}" of relation "${table}" already exists`, { columnName: spec.name });
     const rows = base.files.reduce((n, f) => n + f.groups.reduce((m, g) => m + g.live, 0), 0);

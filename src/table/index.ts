@@ -3,7 +3,9 @@
  * tables; a Table is pinned to one snapshot and reads (scan, top-N, aggregates), writes
  * (sinks, ingest, write sets), deletes, compacts, checks and reports on it.
  *
- *   database.ts     Database (open a store, create/list/drop tables) and Table
+ *   database.ts     Database (open a store, create/list/drop tables and views) and Table
+ *   views.ts        listViews, dependentViews: the views of the catalog (CREATE VIEW)
+ *   view-errors.ts  writes into a view: 0A000
  *   write-set.ts    a transaction's writes to one table: inserts, deletes, savepoints
  *   delete.ts       table.delete(where): delete vectors through the commit loop
  *   compact.ts      table.compact(): files with deletes and small files rewritten
