@@ -72,7 +72,46 @@ function privilege(user: string | null, table: Value, what: string): boolean {
   return privs.some((p) => c.privileges.has(t.name, p as never));
 }
 
+/** regclassout and friends: an object's name, or its OID as digits when there is none (PostgreSQL's output functions). */
+function regName(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Value): string {
+  const oid = oidOf(v);
+  const c = catalog();
+  let name: string | null | undefined = null;
+  switch (kind) {
+    case 'class':
+      name = tableByOid(c, oid)?.name ?? systemRelationName(oid);
+      break;
+    case 'type':
+      name = c.tables.find((t) => t.typeOid === oid)?.name ?? (builtinType(oid) === undefined ? null : formatType(oid, -1));
+      break;
+    case 'namespace':
+      name = NAMESPACE_NAMES[oid];
+      break;
+    case 'proc':
+      name = FUNCTION_NAMES.get(oid);
+      break;
+    case 'role':
+      name = roleName(c, oid);
+      break;
+  }
+  return name ?? String(oid);
+}
+
+const NAMESPACE_NAMES: Readonly<Record<number, string>> = { 11: 'pg_catalog', 2200: 'public', 99: 'pg_toast', 13207: 'information_schema' };
+
+/** System relations' names by OID, qualified when search_path does not reach them (./pg-catalog.ts registers them). */
+export const SYSTEM_RELATION_NAMES = new Map<number, string>();
+const systemRelationName = (oid: number) => SYSTEM_RELATION_NAMES.get(oid) ?? null;
+
+/** Library functions' names by OID (./pg-proc.ts registers them). */
+export const FUNCTION_NAMES = new Map<number, string>();
+
 export const CATALOG_FUNCTIONS: Family = Object.freeze({
+  regclassout: [sig([INT8], T.text, (a) => regName('class', a[0]!))],
+  regtypeout: [sig([INT8], T.text, (a) => regName('type', a[0]!))],
+  regnamespaceout: [sig([INT8], T.text, (a) => regName('namespace', a[0]!))],
+  regprocout: [sig([INT8], T.text, (a) => regName('proc', a[0]!))],
+  regroleout: [sig([INT8], T.text, (a) => regName('role', a[0]!))],
   pg_get_userbyid: [sig([INT8], T.text, (a) => roleName(catalog(), oidOf(a[0]!)) ?? `unknown (OID=${a[0]})`)],
   pg_encoding_to_char: [sig([INT4], T.text, (a) => ENCODINGS[a[0] as number] ?? '', { volatility: 'immutable' })],
   pg_table_is_visible: [sig([INT8], T.bool, visible)],

@@ -13,6 +13,7 @@ import { pgProcRows } from './pg-proc.js';
 import { settingRows } from './settings.js';
 import { listViews } from './views.js';
 import { currentContext } from '../context.js';
+import { SYSTEM_RELATION_NAMES } from './functions.js';
 
 /** The table access methods of paxd's two layouts, beside PostgreSQL's own (pg_am.dat). */
 export const LAYOUT_AM: Readonly<Record<string, { readonly oid: number; readonly name: string }>> = {
@@ -206,8 +207,12 @@ const PG_CATALOG: readonly SystemRelation[] = [
 ];
 
 /** Every system relation by `schema.name` (./information-schema.ts adds its own). */
-export const SYSTEM_RELATIONS = new Map<string, SystemRelation>(PG_CATALOG.map((r) => [`${r.schema}.${r.name}`, r]));
+export const SYSTEM_RELATIONS = new Map<string, SystemRelation>();
 
 export function addSystemRelations(rs: readonly SystemRelation[]): void {
-  for (const r of rs) SYSTEM_RELATIONS.set(`${r.schema}.${r.name}`, r);
+  for (const r of rs) {
+    SYSTEM_RELATIONS.set(`${r.schema}.${r.name}`, r);
+    SYSTEM_RELATION_NAMES.set(r.oid, r.schema === 'pg_catalog' ? r.name : `${r.schema}.${r.name}`);
+  }
 }
+addSystemRelations(PG_CATALOG);

@@ -7,7 +7,7 @@ import { type PgType, typeOid } from '../../types/index.js';
 import { libraryEntries } from '../functions/registry.js';
 import { derivedOid, OID } from './snapshot.js';
 import type { SystemRow } from './relation.js';
-import { FUNCTION_PARTS } from './functions.js';
+import { FUNCTION_NAMES, FUNCTION_PARTS } from './functions.js';
 import { formatType } from './format.js';
 
 /** pg_type OIDs of the pseudo-types a signature may name: anyarray, "any". */
@@ -26,12 +26,18 @@ export function procOid(key: string): number {
   return derivedOid(`proc:${key}`);
 }
 
-export function pgProcRows(): SystemRow[] {
-  return libraryEntries().map((e) => {
+export function pgProcRows(): readonly SystemRow[] {
+  return ROWS;
+}
+
+/** The rows, computed once: the library does not change while the process runs. */
+const ROWS: readonly SystemRow[] = Object.freeze(
+  libraryEntries().map((e) => {
     const args = e.sig.params.map(signatureTypeOid);
     const variadic = e.sig.variadic === undefined ? 0 : e.sig.variadic === 'any' ? ANY_OID : signatureTypeOid(e.sig.variadic);
     if (variadic !== 0) args.push(variadic === ANY_OID ? ANY_OID : typeOid({ id: 'array', element: e.sig.variadic as PgType }));
     const oid = procOid(e.key);
+    FUNCTION_NAMES.set(oid, e.name);
     FUNCTION_PARTS.set(oid, { result: formatType(signatureTypeOid(e.sig.result), -1) ?? '', arguments: args.map((a) => formatType(a, -1)).join(', ') });
     return {
       oid, proname: e.name, pronamespace: OID.pgCatalog, proowner: OID.bootstrapRole, prolang: 12, procost: 1, prorows: 0, provariadic: variadic,
@@ -39,5 +45,5 @@ export function pgProcRows(): SystemRow[] {
       provolatile: VOLATILITY[e.sig.volatility ?? 'immutable'], proparallel: 's', pronargs: args.length, pronargdefaults: 0, prorettype: signatureTypeOid(e.sig.result),
       proargtypes: args.join(' '), prosrc: e.name,
     };
-  });
-}
+  }),
+) as readonly SystemRow[];

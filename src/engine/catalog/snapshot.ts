@@ -38,6 +38,13 @@ export const OID = Object.freeze({
   cCollation: 950,
 });
 
+/** PostgreSQL 15's predefined roles (docs 22.5), which pg_roles lists and own what they own there (pg_database_owner: schema public). */
+const PREDEFINED_ROLES: readonly (readonly [string, number])[] = [
+  ['pg_database_owner', 6171], ['pg_read_all_data', 6181], ['pg_write_all_data', 6182], ['pg_monitor', 3373], ['pg_read_all_settings', 3374],
+  ['pg_read_all_stats', 3375], ['pg_stat_scan_tables', 3377], ['pg_read_server_files', 4569], ['pg_write_server_files', 4570],
+  ['pg_execute_server_program', 4571], ['pg_signal_backend', 4200], ['pg_checkpoint', 4544],
+];
+
 /** The first OID a user object gets (PostgreSQL's FirstNormalObjectId). */
 export const FIRST_NORMAL_OID = 16384;
 
@@ -103,6 +110,7 @@ export async function loadCatalog(db: Database): Promise<CatalogSnapshot> {
   const boot = bootstrapName(stored, user);
   const roles: CatalogRole[] = stored.map((r) => ({ name: r.name, oid: r.name === boot ? OID.bootstrapRole : derivedOid(`role:${r.name}`), superuser: r.superuser, login: r.login }));
   if (!roles.some((r) => r.name === boot)) roles.unshift({ name: boot, oid: OID.bootstrapRole, superuser: true, login: true });
+  for (const [name, oid] of PREDEFINED_ROLES) roles.push({ name, oid, superuser: false, login: false });
   const tables: CatalogTable[] = [];
   for (const info of await db.tables()) {
     let t;
