@@ -19,6 +19,7 @@ import { SYSTEM_RELATIONS } from './pg-catalog.js';
 import './information-schema.js';
 import { CATALOG_FUNCTIONS } from './functions.js';
 import { currentCatalog, loadCatalog, setCurrentCatalog } from './snapshot.js';
+import { currentContext } from '../context.js';
 import { rowValues, type SystemRelation } from './relation.js';
 
 /** The schemas paxd has. */
@@ -50,12 +51,17 @@ export function systemLeaf(r: SystemRelation): { name: string; fields: Field[]; 
   return { name: r.name, fields, source: Object.freeze({ kind: 'subquery', query }) };
 }
 
-/** Statements whose catalog is loaded: every SelectStmt node of one (nested SELECTs bind after their statement). */
-const loaded = new WeakSet<object>();
+/**
+ * The SELECTs whose catalog is loaded, by statement context: a statement's nested SELECTs bind
+ * after it in its context (a parse tree may be cached and bound again in another statement).
+ */
+const loaded = new WeakMap<object, WeakSet<object>>();
 
 /** Loads the statement's catalog snapshot when `s` (a SelectStmt's fields) names a system relation or a catalog function. */
 export async function prepareCatalog(db: Database, s: AstFields): Promise<void> {
-  if (loaded.has(s)) return;
+  const ctx = currentContext();
+  if (ctx !== null && loaded.get(ctx)?.has(s) === true) return;
+  const selects: object[] = [s];
   let needed = false;
   const visit = (x: unknown): void => {
     if (x === null || typeof x !== 'object') return;
@@ -65,21 +71,26 @@ export async function prepareCatalog(db: Database, s: AstFields): Promise<void> 
     }
     const o = x as Record<string, unknown>;
     if (o['A_Const'] !== undefined) return;
-    const sel = o['SelectStmt'] as object | undefined;
-    if (sel !== undefined) loaded.add(sel);
+    if (o['SelectStmt'] !== undefined) selects.push(o['SelectStmt'] as object);
     const rv = o['RangeVar'] as AstFields | undefined;
-    if (rv !== undefined && !needed) {
+    if (rv !== undefined) {
       const schema = rv.schemaname as string | undefined;
       if (schema === 'pg_catalog' || schema === 'information_schema' || (schema === undefined && SYSTEM_RELATIONS.has(`pg_catalog.${rv.relname as string}`))) needed = true;
     }
     const fc = o['FuncCall'] as AstFields | undefined;
-    if (fc !== undefined && !needed) {
+    if (fc !== undefined) {
       const names = (fc.funcname as unknown[]).map((f) => str(f as never));
       if (Object.hasOwn(CATALOG_FUNCTIONS, names[names.length - 1]!)) needed = true;
     }
+    const tc = o['TypeCast'] as AstFields | undefined;
+    if (tc !== undefined && /^reg/.test(str(((tc.typeName as AstFields).names as never[]).at(-1)!))) needed = true;
     for (const v of Object.values(o)) visit(v);
   };
-  loaded.add(s);
   visit(s);
-  if (needed) setCurrentCatalog(await loadCatalog(db));
+  if (!needed) return;
+  setCurrentCatalog(await loadCatalog(db));
+  if (ctx === null) return;
+  const set = loaded.get(ctx) ?? new WeakSet<object>();
+  for (const x of selects) set.add(x);
+  loaded.set(ctx, set);
 }

@@ -57,6 +57,9 @@ const visible: Kernel = (a) => !INVISIBLE_RELATIONS.has(oidOf(a[0]!));
 
 const nothing: Kernel = () => null;
 
+/** pg_description's rows (./pg-catalog.ts DESCRIPTIONS: PostgreSQL's comments on the schemas). */
+export const SCHEMA_COMMENTS: { objoid: number; catalog: string; description: string }[] = [];
+
 /** has_table_privilege and friends: answered from src/table/privileges.ts for paxd's tables; the system relations are readable by all. */
 function privilege(user: string | null, table: Value, what: string): boolean {
   const c = catalog();
@@ -120,7 +123,10 @@ export const CATALOG_FUNCTIONS: Family = Object.freeze({
   format_type: [sig([INT8, INT4], T.text, (a) => (a[0] === null || a[0] === undefined ? null : formatType(oidOf(a[0]), (a[1] ?? null) as number | null)), { strict: false, volatility: 'immutable' })],
   // adbin holds the expression's text (pg_attrdef, ./pg-catalog.ts): pg_get_expr prints it.
   pg_get_expr: [sig([T.text, INT8], T.text, (a) => a[0]!), sig([T.text, INT8, T.bool], T.text, (a) => a[0]!)],
-  obj_description: [sig([INT8, T.text], T.text, nothing), sig([INT8], T.text, nothing)],
+  obj_description: [
+    sig([INT8, T.text], T.text, (a) => SCHEMA_COMMENTS.find((d) => d.objoid === oidOf(a[0]!) && d.catalog === String(a[1]).replace(/^pg_catalog\./, ''))?.description ?? null),
+    sig([INT8], T.text, (a) => SCHEMA_COMMENTS.find((d) => d.objoid === oidOf(a[0]!))?.description ?? null),
+  ],
   col_description: [sig([INT8, INT4], T.text, nothing)],
   shobj_description: [sig([INT8, T.text], T.text, nothing)],
   pg_get_constraintdef: [sig([INT8], T.text, nothing), sig([INT8, T.bool], T.text, nothing)],

@@ -13,7 +13,7 @@ import { pgProcRows } from './pg-proc.js';
 import { settingRows } from './settings.js';
 import { listViews } from './views.js';
 import { currentContext } from '../context.js';
-import { SYSTEM_RELATION_NAMES } from './functions.js';
+import { SCHEMA_COMMENTS, SYSTEM_RELATION_NAMES } from './functions.js';
 
 /** The table access methods of paxd's two layouts, beside PostgreSQL's own (pg_am.dat). */
 export const LAYOUT_AM: Readonly<Record<string, { readonly oid: number; readonly name: string }>> = {
@@ -21,11 +21,26 @@ export const LAYOUT_AM: Readonly<Record<string, { readonly oid: number; readonly
   ao_column: { oid: derivedOid('am:ao_column'), name: 'ao_column' },
 };
 
-const NAMESPACES = [
-  { oid: OID.pgToast, nspname: 'pg_toast', nspowner: OID.bootstrapRole },
-  { oid: OID.pgCatalog, nspname: 'pg_catalog', nspowner: OID.bootstrapRole },
-  { oid: OID.public, nspname: 'public', nspowner: OID.pgDatabaseOwner },
-  { oid: OID.informationSchema, nspname: 'information_schema', nspowner: OID.bootstrapRole },
+/** The schemas, with PostgreSQL 15's ACLs: public's owner is pg_database_owner, PUBLIC may use it, CREATE as granted (paxd's roles log). */
+function namespaceRows(c: CatalogSnapshot): SystemRow[] {
+  const boot = c.bootstrap;
+  const system = [`${boot}=UC/${boot}`, `=U/${boot}`];
+  const owner = 'pg_database_owner';
+  const pub = c.schemaCreate.includes('public') ? [`${owner}=UC/${owner}`, `=UC/${owner}`] : [`${owner}=UC/${owner}`, `=U/${owner}`];
+  for (const g of c.schemaCreate) if (g !== 'public') pub.push(`${g}=C/${owner}`);
+  return [
+    { oid: OID.pgToast, nspname: 'pg_toast', nspowner: OID.bootstrapRole, nspacl: null },
+    { oid: OID.pgCatalog, nspname: 'pg_catalog', nspowner: OID.bootstrapRole, nspacl: system },
+    { oid: OID.public, nspname: 'public', nspowner: OID.pgDatabaseOwner, nspacl: pub },
+    { oid: OID.informationSchema, nspname: 'information_schema', nspowner: OID.bootstrapRole, nspacl: system },
+  ];
+}
+
+/** PostgreSQL 15's comments on the schemas (pg_namespace.dat), the only objects paxd has comments on. */
+export const DESCRIPTIONS: readonly { readonly objoid: number; readonly classoid: number; readonly catalog: string; readonly description: string }[] = [
+  { objoid: OID.pgToast, classoid: OID.pgNamespace, catalog: 'pg_namespace', description: 'reserved schema for TOAST tables' },
+  { objoid: OID.pgCatalog, classoid: OID.pgNamespace, catalog: 'pg_namespace', description: 'system catalog schema' },
+  { objoid: OID.public, classoid: OID.pgNamespace, catalog: 'pg_namespace', description: 'standard public schema' },
 ];
 
 const amOf = (t: CatalogTable) => LAYOUT_AM[t.layout]?.oid ?? OID.heap;
@@ -164,7 +179,7 @@ const CATALOG_OIDS: Readonly<Record<string, number>> = { pg_class: OID.pgClass, 
 const rel = (name: string, rows: (c: CatalogSnapshot) => readonly SystemRow[]) => systemRelation('pg_catalog', name, CATALOG_OIDS[name] ?? derivedOid(`relation:pg_catalog.${name}`), rows);
 
 const PG_CATALOG: readonly SystemRelation[] = [
-  rel('pg_namespace', () => NAMESPACES),
+  rel('pg_namespace', namespaceRows),
   rel('pg_class', pgClassRows),
   rel('pg_attribute', pgAttributeRows),
   rel('pg_type', pgTypeRows),
@@ -179,7 +194,7 @@ const PG_CATALOG: readonly SystemRelation[] = [
   rel('pg_auth_members', none),
   rel('pg_am', pgAmRows),
   rel('pg_collation', pgCollationRows),
-  rel('pg_description', none),
+  rel('pg_description', () => DESCRIPTIONS.map((d) => ({ objoid: d.objoid, classoid: d.classoid, objsubid: 0, description: d.description }))),
   rel('pg_shdescription', none),
   rel('pg_proc', pgProcRows),
   rel('pg_settings', settingRows),
@@ -216,3 +231,4 @@ export function addSystemRelations(rs: readonly SystemRelation[]): void {
   }
 }
 addSystemRelations(PG_CATALOG);
+SCHEMA_COMMENTS.push(...DESCRIPTIONS);

@@ -75,6 +75,10 @@ export interface CatalogSnapshot {
   readonly user: string;
   readonly privileges: Privileges;
   readonly database: string;
+  /** The bootstrap superuser's name (owner of pg_catalog, of tables paxd itself made). */
+  readonly bootstrap: string;
+  /** Roles granted CREATE on schema public ('public': PUBLIC). */
+  readonly schemaCreate: readonly string[];
 }
 
 /** 32-bit FNV-1a of a string's UTF-16 code units. */
@@ -124,7 +128,7 @@ export async function loadCatalog(db: Database): Promise<CatalogSnapshot> {
     const owner = Object.hasOwn(state.tables, info.name) ? state.tables[info.name]!.owner : null;
     tables.push({ name: info.name, oid, typeOid: derivedOid(`rowtype:${info.name}:${s.incarnation ?? 1}`), fields: t.fields, rows: info.rows, bytes: info.bytes, layout: info.layout, owner: owner ?? boot });
   }
-  return Object.freeze({ tables, roles, user: user ?? boot, privileges: await privilegesOf(db.store, user), database: 'paxd' });
+  return Object.freeze({ tables, roles, user: user ?? boot, privileges: await privilegesOf(db.store, user), database: 'paxd', bootstrap: boot, schemaCreate: [...state.schemaCreate] });
 }
 
 /**
