@@ -83,5 +83,7 @@ export function defaultExpr(f: Field): string | null {
   const id = f.type.id;
   if ((id === 'int2' || id === 'int4' || id === 'int8' || id === 'numeric' || id === 'float4' || id === 'float8') && /^\d+(\.\d+)?$/.test(d)) return d;
   if (id === 'bool') return d === 't' || d === 'true' ? 'true' : 'false';
-  return `'${d.replace(/'/g, "''")}'::${foreignType(f.type)}`;
+  // The cast names the type without its typmod, as PostgreSQL deparses a coerced constant.
+  const plain = f.type.id === 'varchar' || f.type.id === 'bpchar' || f.type.id === 'numeric' ? ({ id: f.type.id } as PgType) : f.type;
+  return `'${d.replace(/'/g, "''")}'::${foreignType(plain)}`;
 }
