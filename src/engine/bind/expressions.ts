@@ -14,7 +14,7 @@ import { bindFunction, bindIntervalCast, bindMinMax, bindSqlValueFunction, isInt
 import { bindJsonAggregate, bindJsonOperator } from './json.js';
 import { isJsonAggregate } from './json-aggregates.js';
 import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf, isRegclass } from './catalog.js';
-import { bindCollate, bindRegCast, systemRegclass } from '../catalog/index.js';
+import { bindCollate, bindRegCast, regclassOid, systemRegclass } from '../catalog/index.js';
 import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal } from './literals.js';
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
@@ -210,7 +210,7 @@ export abstract class ExprBinder extends OperatorBinder {
         if (sys !== null) return sys;
         const rc = regclassTables.get(n);
         if (rc !== undefined) {
-          const e = E.const(rc.name, T.text);
+          const e = regclassOid(rc.name, rc.snapshot.incarnation ?? 1);
           regclassExprs.set(e, rc);
           return e;
         }

@@ -15,7 +15,7 @@ import { T } from '../types.js';
 import type { Family, Kernel, Signature } from '../functions/signature.js';
 import { type CatalogSnapshot, currentCatalog, roleName, tableByOid } from './snapshot.js';
 import { formatType } from './format.js';
-import { builtinType } from './pg-type.js';
+import { builtinType, builtinTypeNamed } from './pg-type.js';
 import { INVISIBLE_RELATIONS } from './visibility.js';
 
 const INT8: PgType = Object.freeze({ id: 'int8' });
@@ -109,7 +109,67 @@ const systemRelationName = (oid: number) => SYSTEM_RELATION_NAMES.get(oid) ?? nu
 /** Library functions' names by OID (./pg-proc.ts registers them). */
 export const FUNCTION_NAMES = new Map<number, string>();
 
+/** The parts of a possibly qualified, possibly quoted name: `pg_catalog."X"` → ['pg_catalog', 'X']. */
+function nameParts(text: string): string[] {
+  return (text.trim().match(/("([^"]|"")*"|[^."]+)/g) ?? []).map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()));
+}
+
+/** The SQL names regtype's input takes beside typnames (PostgreSQL's parser: format_type's spellings). */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  integer: 'int4', int: 'int4', smallint: 'int2', bigint: 'int8', real: 'float4', 'double precision': 'float8', boolean: 'bool', 'character varying': 'varchar',
+  character: 'bpchar', char: 'bpchar', decimal: 'numeric', 'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz', '"char"': 'char',
+  'time without time zone': 'time', 'time with time zone': 'timetz',
+};
+
+/** regclassin and friends (the reg* types' input): an object's oid by name, digits as they are, else the object's "does not exist". */
+function regOid(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Value): bigint {
+  const text = String(v).trim();
+  if (/^\d+$/.test(text)) return BigInt(text);
+  const c = catalog();
+  const parts = nameParts(text);
+  const last = parts[parts.length - 1] ?? '';
+  const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
+  let oid: number | undefined;
+  switch (kind) {
+    case 'class':
+      oid = (schema === undefined || schema === 'public' ? c.tables.find((t) => t.name === last)?.oid : undefined) ?? [...SYSTEM_RELATION_NAMES].find(([, n]) => n === (schema === undefined || schema === 'pg_catalog' ? last : `${schema}.${last}`))?.[0];
+      if (oid === undefined) throw new SqlError('not_found', SQLSTATE.undefined_table, `relation "${text}" does not exist`);
+      break;
+    case 'type': {
+      const plain = text.toLowerCase().replace(/^pg_catalog\./, '').replace(/\s*\(.*\)$/, '');
+      const array = plain.endsWith('[]');
+      const base = array ? plain.slice(0, -2) : plain;
+      const b = builtinTypeNamed(TYPE_ALIASES[base] ?? base);
+      oid = array ? b?.array : (b?.oid ?? c.tables.find((t) => t.name === last)?.typeOid);
+      if (oid === undefined || oid === 0) throw new SqlError('not_found', SQLSTATE.undefined_object, `type "${text}" does not exist`);
+      break;
+    }
+    case 'namespace':
+      oid = Object.entries(NAMESPACE_NAMES).find(([, n]) => n === last)?.[0] as number | undefined;
+      if (oid === undefined) throw new SqlError('not_found', SQLSTATE.undefined_object, `schema "${text}" does not exist`);
+      oid = Number(oid);
+      break;
+    case 'proc': {
+      const hits = [...FUNCTION_NAMES].filter(([, n]) => n === last);
+      if (hits.length === 0) throw new SqlError('not_found', SQLSTATE.undefined_function, `function "${text}" does not exist`);
+      if (hits.length > 1) throw new SqlError('invalid_input', SQLSTATE.ambiguous_function, `more than one function named "${text}"`);
+      oid = hits[0]![0];
+      break;
+    }
+    case 'role':
+      oid = c.roles.find((r) => r.name === last)?.oid;
+      if (oid === undefined) throw new SqlError('not_found', SQLSTATE.undefined_object, `role "${text}" does not exist`);
+      break;
+  }
+  return BigInt(oid);
+}
+
 export const CATALOG_FUNCTIONS: Family = Object.freeze({
+  regclassin: [sig([T.text], INT8, (a) => regOid('class', a[0]!))],
+  regtypein: [sig([T.text], INT8, (a) => regOid('type', a[0]!))],
+  regnamespacein: [sig([T.text], INT8, (a) => regOid('namespace', a[0]!))],
+  regprocin: [sig([T.text], INT8, (a) => regOid('proc', a[0]!))],
+  regrolein: [sig([T.text], INT8, (a) => regOid('role', a[0]!))],
   regclassout: [sig([INT8], T.text, (a) => regName('class', a[0]!))],
   regtypeout: [sig([INT8], T.text, (a) => regName('type', a[0]!))],
   regnamespaceout: [sig([INT8], T.text, (a) => regName('namespace', a[0]!))],

@@ -16,6 +16,7 @@ import { E, type Expr, type LibraryFn } from '../expr.js';
 import { categoryOf } from '../types.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
 import { SYSTEM_RELATIONS } from './pg-catalog.js';
+import { tableOid } from './snapshot.js';
 
 const BYTEWISE = new Set(['default', 'C', 'POSIX', 'ucs_basic']);
 
@@ -60,15 +61,20 @@ export function bindRegCast(tc: AstFields, arg: () => Expr, cast: (e: Expr, t: P
   const name = names[names.length - 1]!;
   const out = REG_OUTPUT[name];
   if (out === undefined || (names.length === 2 && names[0] !== 'pg_catalog') || names.length > 2 || (tc.typeName as AstFields).arrayBounds !== undefined) return null;
-  if (kindOf(tc.arg as AstNode) === 'A_Const' && fieldsOf(tc.arg as AstNode).sval !== undefined) return name === 'regclass' ? null : notSupportedLiteral(name, tc.location as number);
+  // A string literal cast to regclass names a table, resolved before binding (../bind/catalog.ts).
+  if (name === 'regclass' && kindOf(tc.arg as AstNode) === 'A_Const' && fieldsOf(tc.arg as AstNode).sval !== undefined) return null;
   const e = arg();
-  const oid = categoryOf(e.type) === 'string' ? e : cast(e, INT8);
+  // Text in: the object's oid, by name (its input function); an oid in: its name (the output function).
+  if (categoryOf(e.type) === 'string') return E.func(`${out.replace(/out$/, 'in')}(text)` as LibraryFn, [e.type.id === 'text' ? e : cast(e, TEXT)], INT8);
+  const oid = cast(e, INT8);
   if (oid.type.id !== 'int8') throw notSupported(`casts of ${oid.type.id} to ${name}`, tc.location as number);
-  return E.func(`${out}(int8)` as LibraryFn, [oid], Object.freeze({ id: 'text' }) as PgType);
+  return E.func(`${out}(int8)` as LibraryFn, [oid], TEXT);
 }
 
+/** `'t'::regclass` of a paxd table: its oid (./snapshot.ts tableOid). */
+export function regclassOid(name: string, incarnation: number): Expr {
+  return E.const(BigInt(tableOid(name, incarnation)), INT8);
+}
+
+const TEXT = Object.freeze({ id: 'text' }) as PgType;
 const INT8 = Object.freeze({ id: 'int8' }) as PgType;
-
-function notSupportedLiteral(name: string, location: number): never {
-  throw notSupported(`${name} literals (a name cast to ${name})`, location);
-}
