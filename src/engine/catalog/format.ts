@@ -38,7 +38,8 @@ export function formatType(oid: number, typmod: number | null): string | null {
     case 'varchar':
       return mod >= 4 ? `character varying(${mod - 4})` : 'character varying';
     case 'bpchar':
-      return mod >= 4 ? `character(${mod - 4})` : typmod === null ? 'bpchar' : 'character';
+      // Without a typmod argument bpchar is `character`; with typmod -1 it keeps its own name (format_type.c).
+      return mod >= 4 ? `character(${mod - 4})` : typmod === null ? 'character' : 'bpchar';
     case 'numeric':
       return mod >= 4 ? `numeric(${((mod - 4) >> 16) & 0xffff},${(mod - 4) & 0xffff})` : 'numeric';
     case 'timestamp':

@@ -85,7 +85,7 @@ function regName(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Valu
       name = tableByOid(c, oid)?.name ?? systemRelationName(oid);
       break;
     case 'type':
-      name = c.tables.find((t) => t.typeOid === oid)?.name ?? (builtinType(oid) === undefined ? null : formatType(oid, -1));
+      name = c.tables.find((t) => t.typeOid === oid)?.name ?? (builtinType(oid) === undefined ? null : formatType(oid, null));
       break;
     case 'namespace':
       name = NAMESPACE_NAMES[oid];
@@ -146,7 +146,7 @@ function regOid(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Value
     }
     case 'namespace':
       oid = Object.entries(NAMESPACE_NAMES).find(([, n]) => n === last)?.[0] as number | undefined;
-      if (oid === undefined) throw new SqlError('not_found', SQLSTATE.undefined_object, `schema "${text}" does not exist`);
+      if (oid === undefined) throw new SqlError('not_found', SQLSTATE.invalid_schema_name, `schema "${text}" does not exist`);
       oid = Number(oid);
       break;
     case 'proc': {

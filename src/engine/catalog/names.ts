@@ -59,6 +59,20 @@ const REG_OUTPUT: Readonly<Record<string, string>> = { regclass: 'regclassout', 
 export function bindRegCast(tc: AstFields, arg: () => Expr, cast: (e: Expr, t: PgType) => Expr): Expr | null {
   const names = ((tc.typeName as AstFields).names as AstNode[]).map(str);
   const name = names[names.length - 1]!;
+  const plain = names.length === 1 || (names.length === 2 && names[0] === 'pg_catalog');
+  // `'x'::regnamespace::text`: the reg* value printed, which is its name (paxd's reg* values are oids).
+  if ((name === 'text' || name === 'varchar') && plain && kindOf(tc.arg as AstNode) === 'TypeCast') {
+    const inner = fieldsOf(tc.arg as AstNode);
+    const innerNames = ((inner.typeName as AstFields).names as AstNode[]).map(str);
+    const innerOut = REG_OUTPUT[innerNames[innerNames.length - 1]!];
+    if (innerOut !== undefined && (tc.typeName as AstFields).arrayBounds === undefined) {
+      const e = arg();
+      if (e.type.id === 'int8') return E.func(`${innerOut}(int8)` as LibraryFn, [e], TEXT);
+      return cast(e, TEXT);
+    }
+  }
+  // oid is int8 here, as every catalog oid column (./relation.ts).
+  if (name === 'oid' && plain && (tc.typeName as AstFields).arrayBounds === undefined) return cast(arg(), INT8);
   const out = REG_OUTPUT[name];
   if (out === undefined || (names.length === 2 && names[0] !== 'pg_catalog') || names.length > 2 || (tc.typeName as AstFields).arrayBounds !== undefined) return null;
   // A string literal cast to regclass names a table, resolved before binding (../bind/catalog.ts).
