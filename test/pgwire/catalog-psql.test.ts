@@ -23,6 +23,7 @@ const TABLES = [
   "CREATE TABLE events (id int8 NOT NULL, kind text NOT NULL DEFAULT 'click', amount numeric(12,2), at timestamptz, ok bool)",
   'CREATE TABLE accounts (aid int4 NOT NULL, bid int4, abalance int4, filler varchar(84))',
   'CREATE TABLE misc (x float8, y date, z bytea, u uuid, j jsonb, s int2, r float4, c char(3))',
+  'CREATE VIEW big_events AS SELECT id, kind FROM events WHERE amount > 100',
 ];
 
 /**

@@ -82,7 +82,7 @@ function regName(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Valu
   let name: string | null | undefined = null;
   switch (kind) {
     case 'class':
-      name = tableByOid(c, oid)?.name ?? systemRelationName(oid);
+      name = tableByOid(c, oid)?.name ?? c.views.find((v) => v.oid === oid)?.name ?? systemRelationName(oid);
       break;
     case 'type':
       name = c.tables.find((t) => t.typeOid === oid)?.name ?? (builtinType(oid) === undefined ? null : formatType(oid, null));
@@ -194,6 +194,7 @@ export const CATALOG_FUNCTIONS: Family = Object.freeze({
   pg_get_viewdef: [
     sig([INT8], T.text, (a) => viewDefinition(oidOf(a[0]!))),
     sig([INT8, T.bool], T.text, (a) => viewDefinition(oidOf(a[0]!))),
+    sig([T.text], T.text, (a) => catalog().views.find((v) => v.name === String(a[0]).replace(/^public\./, ''))?.definition ?? null),
   ],
   pg_table_size: [sig([INT8], INT8, tableBytes)],
   pg_total_relation_size: [sig([INT8], INT8, tableBytes)],
@@ -223,10 +224,9 @@ function schemaPrivilege(schema: string, what: string): boolean {
   return schema === 'public' && catalog().privileges.superuser;
 }
 
-/** pg_get_viewdef: paxd has no views until CREATE VIEW lands (./views.ts); an unknown OID is NULL, as in PostgreSQL 15. */
+/** pg_get_viewdef: the view's SELECT as written (./views.ts); NULL for an OID that is no view, as PostgreSQL 15 answers. */
 function viewDefinition(oid: number): string | null {
-  void oid;
-  return null;
+  return catalog().views.find((v) => v.oid === oid)?.definition ?? null;
 }
 
 /** The function signatures ./pg-proc.ts lists, by OID (set there: the library registers this family). */

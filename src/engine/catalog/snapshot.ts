@@ -12,6 +12,7 @@ import type { Database, Privileges, Role } from '../../table/index.js';
 import { privilegesOf, roleCatalogOf } from '../../table/index.js';
 import type { Field } from '../../types/index.js';
 import { currentContext } from '../context.js';
+import type { CatalogView } from './views.js';
 
 /** PostgreSQL 15's fixed OIDs (pg_namespace.dat, pg_authid.dat, pg_tablespace.dat, pg_am.dat). */
 export const OID = Object.freeze({
@@ -70,6 +71,8 @@ export interface CatalogRole {
 
 export interface CatalogSnapshot {
   readonly tables: readonly CatalogTable[];
+  /** The views (src/table/views.ts: catalog entries with a definition and no files). */
+  readonly views: readonly CatalogView[];
   readonly roles: readonly CatalogRole[];
   /** The session's user (the bootstrap superuser embedded). */
   readonly user: string;
@@ -116,6 +119,7 @@ export async function loadCatalog(db: Database): Promise<CatalogSnapshot> {
   if (!roles.some((r) => r.name === boot)) roles.unshift({ name: boot, oid: OID.bootstrapRole, superuser: true, login: true });
   for (const [name, oid] of PREDEFINED_ROLES) roles.push({ name, oid, superuser: false, login: false });
   const tables: CatalogTable[] = [];
+  const views: CatalogView[] = [];
   for (const info of await db.tables()) {
     let t;
     try {
@@ -126,9 +130,13 @@ export async function loadCatalog(db: Database): Promise<CatalogSnapshot> {
     const s = t.snapshot;
     const oid = tableOid(info.name, s.incarnation ?? 1);
     const owner = Object.hasOwn(state.tables, info.name) ? state.tables[info.name]!.owner : null;
+    if (s.view !== undefined) {
+      views.push({ name: info.name, oid, owner: owner ?? boot, columns: t.fields.map((f) => f.name), definition: s.view.query });
+      continue;
+    }
     tables.push({ name: info.name, oid, typeOid: derivedOid(`rowtype:${info.name}:${s.incarnation ?? 1}`), fields: t.fields, rows: info.rows, bytes: info.bytes, layout: info.layout, owner: owner ?? boot });
   }
-  return Object.freeze({ tables, roles, user: user ?? boot, privileges: await privilegesOf(db.store, user), database: 'paxd', bootstrap: boot, schemaCreate: [...state.schemaCreate] });
+  return Object.freeze({ tables, views, roles, user: user ?? boot, privileges: await privilegesOf(db.store, user), database: 'paxd', bootstrap: boot, schemaCreate: [...state.schemaCreate] });
 }
 
 /**

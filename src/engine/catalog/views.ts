@@ -1,7 +1,8 @@
 /**
- * The views of the catalog snapshot, for pg_class, pg_views, information_schema.views and
- * pg_get_viewdef. CREATE VIEW is another part of the engine (the `views` work of issue #19):
- * until it lands paxd has no views, and this returns none. The one place to wire them in.
+ * The views of the catalog snapshot (src/table/views.ts: a view is a catalog entry whose
+ * snapshot holds its query and columns), for pg_class, pg_views, information_schema.views and
+ * pg_get_viewdef. The definition is the SELECT as its creator wrote it, not PostgreSQL's
+ * deparsed form.
  */
 import type { CatalogSnapshot } from './snapshot.js';
 
@@ -14,6 +15,6 @@ export interface CatalogView {
   readonly definition: string;
 }
 
-export function listViews(_c: CatalogSnapshot): readonly CatalogView[] {
-  return [];
+export function listViews(c: CatalogSnapshot): readonly CatalogView[] {
+  return c.views;
 }
