@@ -12,7 +12,6 @@ import type { Database, Privileges, Role } from '../../table/index.js';
 import { privilegesOf, roleCatalogOf } from '../../table/index.js';
 import type { Field } from '../../types/index.js';
 import { currentContext } from '../context.js';
-import type { CatalogView } from './views.js';
 
 /** PostgreSQL 15's fixed OIDs (pg_namespace.dat, pg_authid.dat, pg_tablespace.dat, pg_am.dat). */
 export const OID = Object.freeze({
@@ -60,6 +59,16 @@ export interface CatalogTable {
   readonly layout: string;
   /** The owning role's name. */
   readonly owner: string;
+}
+
+/** A view of the catalog (./views.ts). */
+export interface CatalogView {
+  readonly name: string;
+  readonly oid: number;
+  readonly owner: string;
+  readonly columns: readonly string[];
+  /** The SELECT, as pg_get_viewdef prints it. */
+  readonly definition: string;
 }
 
 export interface CatalogRole {

@@ -4,16 +4,9 @@
  * pg_get_viewdef. The definition is the SELECT as its creator wrote it, not PostgreSQL's
  * deparsed form.
  */
-import type { CatalogSnapshot } from './snapshot.js';
+import type { CatalogSnapshot, CatalogView } from './snapshot.js';
 
-export interface CatalogView {
-  readonly name: string;
-  readonly oid: number;
-  readonly owner: string;
-  readonly columns: readonly string[];
-  /** The SELECT, as pg_get_viewdef prints it. */
-  readonly definition: string;
-}
+export type { CatalogView };
 
 export function listViews(c: CatalogSnapshot): readonly CatalogView[] {
   return c.views;
