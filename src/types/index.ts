@@ -84,3 +84,4 @@ export { isJsonWs } from './json-scan.js';
 export { foreignColumn } from './foreign.js';
 export { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';
 export { T, ThriftError, decodeStruct, encodeStruct, field, removeField, setField, type TList, type TMap, type TField, type TStruct, type TValue } from './thrift.js';
+export { TYPE_OID, ARRAY_OID, TYPE_SIZE, typeOid, typmodOf, typeOfOid } from './oids.js';

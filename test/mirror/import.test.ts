@@ -92,7 +92,8 @@ test("import_collate 'false' leaves string columns at the default collation; imp
   assert.equal(await schemaColumns('imp_def'), [
     'imp_defaults.id integer NOT NULL',
     "imp_defaults.s text COLLATE C DEFAULT 'it''s'::text",
-    'imp_defaults.n numeric(5,1) DEFAULT 1.5::numeric(5,1)',
+    // pg_get_expr prints a numeric default bare, as PostgreSQL 15 does for a heap table's.
+    'imp_defaults.n numeric(5,1) DEFAULT 1.5',
   ]);
 });
 

@@ -10,6 +10,7 @@ import type { ArithOp, CmpOp, Expr } from '../expr.js';
 import { T, categoryOf, engineType, isFloat, isInteger } from '../types.js';
 import { notSupported, positionOf, SqlError, undefinedFunction, undefinedTable } from '../errors.js';
 import type { AggName } from '../ir.js';
+import { systemRegclassOid } from '../catalog/names.js';
 
 
 export const AGGREGATES = new Set<string>([
@@ -135,8 +136,10 @@ export async function resolveRegclasses(db: Database, s: AstFields): Promise<voi
   visit(s);
   for (const tc of found) {
     const arg = tc.arg as AstNode;
-    if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) throw notSupported('regclass casts of anything but a string literal', tc.location as number);
+    // An oid expression cast to regclass prints its relation's name (../catalog/names.ts bindRegCast).
+    if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) continue;
     const text = (fieldsOf(arg).sval.sval as string | undefined) ?? '';
+    if (systemRegclassOid(text) !== null) continue; // bound as its oid (../catalog/names.ts)
     regclassTables.set(tc, await openTable(db, relationName(text, tc.location as number), tc.location as number));
   }
 }

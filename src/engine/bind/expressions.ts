@@ -13,7 +13,8 @@ import { type AggCall, type AggName, type OrderItem, COLLECTING_AGGREGATES, quer
 import { bindFunction, bindIntervalCast, bindMinMax, bindSqlValueFunction, isIntervalType, unknownFunction } from './functions.js';
 import { bindJsonAggregate, bindJsonOperator } from './json.js';
 import { isJsonAggregate } from './json-aggregates.js';
-import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf } from './catalog.js';
+import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf, isRegclass } from './catalog.js';
+import { bindCollate, bindRegCast, regclassOid, systemRegclass } from '../catalog/index.js';
 import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal } from './literals.js';
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
@@ -206,9 +207,11 @@ export abstract class ExprBinder extends OperatorBinder {
       case 'A_Const':
         return literal(n);
       case 'TypeCast': {
+        const sys = (isRegclass(n.typeName) ? systemRegclass(n) : null) ?? bindRegCast(n, () => this.expr(n.arg, mode), (e, t) => this.cast(e, t, n.location));
+        if (sys !== null) return sys;
         const rc = regclassTables.get(n);
         if (rc !== undefined) {
-          const e = E.const(rc.name, T.text);
+          const e = regclassOid(rc.name, rc.snapshot.incarnation ?? 1);
           regclassExprs.set(e, rc);
           return e;
         }
@@ -261,6 +264,8 @@ export abstract class ExprBinder extends OperatorBinder {
       }
       case 'A_ArrayExpr':
         return this.arrayConstructor(n, mode);
+      case 'CollateClause':
+        return bindCollate(n, this.expr(n.arg, mode));
       default:
         throw notSupported(`${kind} expressions`, n.location);
     }
@@ -273,7 +278,8 @@ export abstract class ExprBinder extends OperatorBinder {
   }
 
   protected aExpr(n: AstFields, mode: Mode): Expr {
-    const op = n.name === undefined ? '' : (n.name as AstNode[]).map(str).join('.');
+    // OPERATOR(pg_catalog.~) is the built-in ~ (search_path begins with pg_catalog).
+    const op = n.name === undefined ? '' : (n.name as AstNode[]).map(str).join('.').replace(/^pg_catalog\./, '');
     switch (n.kind as string) {
       case 'AEXPR_OP': {
         if (n.lexpr === undefined) {

@@ -23,6 +23,9 @@ import { bindValues, valuesAsSelect } from './values.js';
 import { isViewTable, viewLeaf } from './view.js';
 import { bindFunctionFrom, bindLateralSubquery } from './function-from.js';
 import { selectListSrfs } from './select-srf.js';
+import { prepareCatalog, systemLeaf, systemRelationOf } from '../catalog/index.js';
+
+const addSystemLeaf = (leaves: Leaf[], alias: AstFields | undefined, l: ReturnType<typeof systemLeaf>, location: number | undefined) => addLeaf(leaves, alias, l.name, l.fields, l.source, location);
 
 /** A single-table SELECT (INSERT … SELECT, the fast paths' tests); joins, subqueries in FROM and UNION are 0A000 here. */
 export async function bindSelect(db: Database, stmt: AstNode): Promise<BoundSelect> {
@@ -42,6 +45,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = selectListSrfs(fieldsOf(stmt));
+  await prepareCatalog(db, s);
   if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
   if (s.valuesLists !== undefined) {
@@ -206,6 +210,8 @@ export async function rawFrom(db: Database, node: AstNode, leaves: Leaf[]): Prom
   const n = fieldsOf(node);
   switch (kindOf(node)) {
     case 'RangeVar': {
+      const sys = systemRelationOf(n);
+      if (sys !== null) return addSystemLeaf(leaves, n.alias, systemLeaf(sys), n.location);
       if (n.catalogname !== undefined || (n.schemaname !== undefined && n.schemaname !== 'public')) throw notSupported('qualified names with schema or database', n.location);
       const cte = cteLeaf(n);
       if (cte !== null) return addLeaf(leaves, n.alias, cte.name, cte.fields, cte.source, n.location);

@@ -21,8 +21,9 @@ import { FORMATTING_FUNCTIONS } from './formatting.js';
 import { SET_RETURNING_FUNCTIONS } from './set-returning.js';
 import { JSON_FUNCTIONS } from './json.js';
 import { JSON_BUILD_FUNCTIONS } from './json-build.js';
+import { CATALOG_FUNCTIONS } from '../catalog/functions.js';
 
-const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS, SET_RETURNING_FUNCTIONS, JSON_FUNCTIONS, JSON_BUILD_FUNCTIONS];
+const FAMILIES: readonly Family[] = [STRING_FUNCTIONS, MATH_FUNCTIONS, REGEX_FUNCTIONS, SYSTEM_FUNCTIONS, DATETIME_FUNCTIONS, ARRAY_FUNCTIONS, FORMATTING_FUNCTIONS, SET_RETURNING_FUNCTIONS, JSON_FUNCTIONS, JSON_BUILD_FUNCTIONS, CATALOG_FUNCTIONS];
 
 export interface Entry {
   readonly key: LibraryFn;
@@ -55,6 +56,11 @@ for (const family of FAMILIES) {
 /** The signatures of `name`, or undefined when the library has none. */
 export function signaturesOf(name: string): readonly Entry[] | undefined {
   return byName.get(name);
+}
+
+/** Every signature of the library, in registration order (pg_proc's rows: src/engine/catalog/pg-proc.ts). */
+export function libraryEntries(): readonly Entry[] {
+  return [...byKey.values()];
 }
 
 /** The entry of a bound call's key. */

@@ -33,7 +33,6 @@ import { Cursor, StreamCursor, type CursorSet } from './cursor.js';
 import { binaryHeader, binaryRow, binaryTrailer, copyFormat, formatRow, type CopyFormat, type CopyLoad } from './copy.js';
 import { openCopyLoad } from './copy-in.js';
 import { sessionDatabase, writeSetTable } from './transaction.js';
-import { catalogQuery } from './catalog.js';
 import type { TxBlock } from './tx-block.js';
 import type { Portals } from './portals.js';
 import type { Output } from './output.js';
@@ -176,7 +175,7 @@ export class StatementRunner {
       case 'show':
         return runSetting(stmt, settings, (c) => this.host.report(c));
       case 'engine': {
-        const r = (prepared === null ? await catalogQuery(block.db, stmt.text, stmt.ast) : null) ?? (await this.engineQuery(stmt.ast, prepared, values));
+        const r = await this.engineQuery(stmt.ast, prepared, values);
         // PostgreSQL describes rows only for statements that return them (not INSERT without RETURNING).
         const returnsRows = r.command === 'SELECT' || r.fields.length > 0;
         return { fields: returnsRows ? r.fields : null, rows: r.rows, tag: commandTag(r), messages: [] };
