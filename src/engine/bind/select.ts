@@ -21,6 +21,7 @@ import { WindowBinding, windowOnlyWithoutOver } from './window.js';
 import { distinctOnOf } from './distinct-on.js';
 import { type GroupingSets, finishGroupingSets, groupingFunc, groupingSetsOf } from './grouping-sets.js';
 import { checkSrfPlacement } from './srf-placement.js';
+import { checkRegOutput } from '../catalog/index.js';
 
 export class Binder extends ExprBinder {
   /** Window function calls of the SELECT being bound (./window.ts). */
@@ -95,7 +96,8 @@ export class Binder extends ExprBinder {
         }
         continue;
       }
-      targets.push(target((rt.name as string | undefined) ?? outputName(val), resolveUnknown(this.expr(val, mode))));
+      const e = checkRegOutput(val, resolveUnknown(this.expr(val, mode)));
+      targets.push(target((rt.name as string | undefined) ?? outputName(val), e));
     }
     this.win.allowed = false;
     const having = s.havingClause === undefined ? null : this.condition(s.havingClause, mode, 'HAVING');

@@ -10,7 +10,7 @@
  * OIDs are int8 here, as the system relations' oid columns are (./relation.ts).
  */
 import { type PgType, type Value, SQLSTATE } from '../../types/index.js';
-import { SqlError } from '../errors.js';
+import { SqlError, notSupported } from '../errors.js';
 import { T } from '../types.js';
 import type { Family, Kernel, Signature } from '../functions/signature.js';
 import { type CatalogSnapshot, currentCatalog, roleName, tableByOid } from './snapshot.js';
@@ -165,6 +165,12 @@ function regOid(kind: 'class' | 'type' | 'namespace' | 'proc' | 'role', v: Value
 }
 
 export const CATALOG_FUNCTIONS: Family = Object.freeze({
+  // An output column of a name cast to a reg* type (./names.ts checkRegOutput): the input
+  // function's errors first (42704, 42P01), as PostgreSQL's; then 0A000 instead of an oid where
+  // PostgreSQL prints the name.
+  paxd_reg_output: [sig([INT8], INT8, () => {
+    throw notSupported('reg* values as output columns (cast them to text or oid)');
+  })],
   regclassin: [sig([T.text], INT8, (a) => regOid('class', a[0]!))],
   regtypein: [sig([T.text], INT8, (a) => regOid('type', a[0]!))],
   regnamespacein: [sig([T.text], INT8, (a) => regOid('namespace', a[0]!))],

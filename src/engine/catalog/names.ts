@@ -85,6 +85,24 @@ export function bindRegCast(tc: AstFields, arg: () => Expr, cast: (e: Expr, t: P
   return E.func(`${out}(int8)` as LibraryFn, [oid], TEXT);
 }
 
+/**
+ * An output column that is a name cast to a reg* type (`SELECT 't'::regclass`): PostgreSQL
+ * prints the name, but paxd has no reg* types and the value here is the oid (`e` is int8), so
+ * the column would print a number. 0A000 rather than that answer (at bind for a resolved
+ * regclass literal, else when the value is computed, after the input function's own errors); `::text` and `::oid` of it
+ * answer as PostgreSQL's do. An oid cast to a reg* type is its name already (text).
+ */
+export function checkRegOutput(val: AstNode, e: Expr): Expr {
+  if (kindOf(val) !== 'TypeCast' || e.type.id !== 'int8') return e;
+  const tc = fieldsOf(val);
+  const names = ((tc.typeName as AstFields).names as AstNode[]).map(str);
+  const name = names[names.length - 1]!;
+  if (REG_OUTPUT[name] === undefined || (tc.typeName as AstFields).arrayBounds !== undefined) return e;
+  // A regclass literal was resolved before binding (a missing table is 42P01 already).
+  if (e.kind === 'const') throw notSupported(`a ${name} value as an output column (cast it to text or oid)`, tc.location as number);
+  return E.func('paxd_reg_output(int8)' as LibraryFn, [e], INT8);
+}
+
 /** `'t'::regclass` of a paxd table: its oid (./snapshot.ts tableOid). */
 export function regclassOid(name: string, incarnation: number): Expr {
   return E.const(BigInt(tableOid(name, incarnation)), INT8);
