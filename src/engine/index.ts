@@ -39,6 +39,7 @@ export { SqlError } from './errors.js';
 export { DEFAULT_WORK_MEM, type SessionAccess, currentTimeZone, yieldDue, yieldNow } from './context.js';
 export { SERVER_VERSION } from './functions/system.js';
 export { authorizeCopyFrom } from './access.js';
+export { checkCopyTo } from './statements/index.js';
 export { serverFileCopyRefused } from '../table/index.js';
 export { engineCounters, type EngineCounters } from './counters.js';
 export { configureMemory, memoryLimits } from './memory.js';

@@ -7,7 +7,7 @@
  * block's, or the statement's own, committed at its end.
  */
 export { createTable } from './create-table.js';
-export { createView, dropView } from './view.js';
+export { checkCopyTo, createView, dropView } from './view.js';
 export { createTableAs, isSelectInto } from './create-table-as.js';
 export { dropTable } from './drop-table.js';
 export { alterTable } from './alter-table.js';

@@ -159,6 +159,15 @@ export function wrongObjectType(name: string, expected: 'view' | 'table'): PaxdE
   });
 }
 
+/**
+ * `COPY name TO …` copies a table only: of a view, PostgreSQL's "cannot copy from view" with
+ * its hint (42809); a missing name is 42P01 as for any table. `COPY (SELECT … FROM v) TO` reads views.
+ */
+export async function checkCopyTo(db: Database, name: string): Promise<void> {
+  const t = await db.table(name);
+  if (t.snapshot.view !== undefined) throw new PaxdError('invalid_input', SQLSTATE.wrong_object_type, `cannot copy from view "${name}"`, { hint: 'Try the COPY (SELECT ...) TO variant.' });
+}
+
 /** `"v" is not a table`: TRUNCATE of a view (42809). */
 export function notATable(name: string): PaxdError {
   return new PaxdError('invalid_input', SQLSTATE.wrong_object_type, `"${name}" is not a table`);

@@ -16,6 +16,7 @@ import {
   queryParsed,
   scanPlanOf,
   serverFileCopyRefused,
+  checkCopyTo,
   textRows,
   yieldDue,
   yieldNow,
@@ -274,6 +275,7 @@ export class StatementRunner {
     let sql: AstNode | string;
     if (stmt.queryAst !== null) sql = stmt.queryAst;
     else {
+      await this.guarded(() => checkCopyTo(this.sdb, stmt.table!));
       const cols = stmt.columns === null ? '*' : stmt.columns.map(quoteIdent).join(', ');
       sql = `SELECT ${cols} FROM ${quoteIdent(stmt.table!)}`;
     }
