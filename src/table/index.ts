@@ -36,4 +36,4 @@ export { SCRAM_ITERATIONS, SCRAM_MECHANISM, SCRAM_SALT_BYTES, isMd5Verifier, md5
 export { RoleCatalog, roleCatalogOf, dependentsOf, TABLE_PRIVILEGES, ROLES_DIR, type ConfiguredRole, type Role, type RoleJson, type RolesJson, type TableAclJson, type TablePrivilege } from './roles.js';
 export { Privileges, privilegesOf, permissionDenied, mustBeOwner, roleCommandDenied, serverFileCopyRefused, PUBLIC_GRANTEE } from './privileges.js';
 export { listViews, dependentViews, type ViewInfo } from './views.js';
-export { viewNotWritable } from './view-errors.js';
+export { storedTable, viewNotWritable } from './view-errors.js';

@@ -11,3 +11,14 @@ export function viewNotWritable(view: string): PaxdError {
     hint: 'Write into the tables the view reads.',
   });
 }
+
+/**
+ * `t` for a command that reads a table's stored data (`paxd export`, `paxd stats`, `paxd check`):
+ * of a view, which stores none, 42809 naming the command instead of an empty answer.
+ */
+export function storedTable<T extends { readonly name: string; readonly snapshot: { readonly view?: unknown } }>(t: T, command: string): T {
+  if (t.snapshot.view === undefined) return t;
+  throw new PaxdError('invalid_input', SQLSTATE.wrong_object_type, `"${t.name}" is a view: ${command} reads a table's stored data`, {
+    hint: `Read the view with SQL instead, e.g. COPY (SELECT * FROM ${t.name}) TO STDOUT.`,
+  });
+}

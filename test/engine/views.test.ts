@@ -13,6 +13,7 @@ import { query, textRows } from '../../src/engine/index.js';
 import { Transaction } from '../../src/pgwire/session/transaction.js';
 import { pgDisplayName } from '../../src/types/index.js';
 import { runCli } from '../support/spawn.js';
+import { join } from 'node:path';
 import { tempDir } from '../support/tmp.js';
 
 async function rows(db: Database, sql: string): Promise<(string | null)[][]> {
@@ -177,6 +178,19 @@ test('paxd tables lists a view with its kind', async () => {
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /\bv\s+0\s+0 B\s+-\s+\d+\s+0\s+0\s+view\b/);
   assert.match(r.stdout, /\bt\s+0\s+.*\btable\b/);
+});
+
+test('paxd export, stats and check of a view fail with 42809 naming the command (a view stores no rows to read)', async () => {
+  const dir = tempDir();
+  let r = await runCli(['sql', '--data', dir], { stdin: new TextEncoder().encode("CREATE TABLE t (a int4); INSERT INTO t VALUES (1); CREATE VIEW v AS SELECT a FROM t;") });
+  assert.is(r.code, 0, r.stderr);
+  for (const [cmd, extra] of [['export', ['--to', join(dir, 'out')]], ['stats', []], ['check', []]] as const) {
+    r = await runCli([cmd, 'v', '--data', dir, ...extra]);
+    assert.is.not(r.code, 0, `${cmd}: ${r.stdout}`);
+    assert.match(r.stderr, new RegExp(`42809: "v" is a view: paxd ${cmd} reads a table's stored data`), cmd);
+    r = await runCli([cmd, 't', '--data', dir, ...extra.map((x) => x.replace(/out$/, 'out-t'))]);
+    assert.is(r.code, 0, `${cmd} of the table: ${r.stderr}`);
+  }
 });
 
 test.run();

@@ -9,7 +9,8 @@ export function define(cmd: Command, { out }: Io): void {
     const { Database } = await import('../../table/database.js');
     const db = await Database.open(o.data);
     try {
-      const t = await db.table(table);
+      const { storedTable } = await import('../../table/view-errors.js');
+      const t = storedTable(await db.table(table), 'paxd check');
       const r = await t.check();
       if (r.problems.length > 0) {
         for (const p of r.problems) process.stderr.write(`paxd: ERROR:  ${p.code}: ${p.message}\n`);

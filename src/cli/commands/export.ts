@@ -20,7 +20,8 @@ export function define(cmd: Command, { out }: Io): void {
     const db = await Database.open(o.data);
     const p = progress('export');
     try {
-      const t = await db.table(table);
+      const { storedTable } = await import('../../table/view-errors.js');
+      const t = storedTable(await db.table(table), 'paxd export');
       const r = await exportTable(t, {
         to: o.to,
         codec: o.codec as ExportCodec,

@@ -8,7 +8,8 @@ export function define(cmd: Command, { out }: Io): void {
     const [{ Database }, { tableStats }] = await Promise.all([import('../../table/database.js'), import('../../table/stats-report.js')]);
     const db = await Database.open(o.data);
     try {
-      const t = await db.table(table);
+      const { storedTable } = await import('../../table/view-errors.js');
+      const t = storedTable(await db.table(table), 'paxd stats');
       const s = tableStats(t);
       if (o.json) {
         out(JSON.stringify(s) + '\n');
