@@ -31,8 +31,9 @@ function setup(): Promise<Env> {
       await pg.query(`DROP TABLE IF EXISTS ${t.name}; CREATE TABLE ${t.name} (${pgColumns(t)});\n${copyFromStdin(t.name, types, t.batches)}ANALYZE ${t.name};`);
     }
     // PostgreSQL runs a correlated subquery once per outer row (a SubPlan); indexes make each run
-    // a lookup instead of a scan of lineitem (Q17, Q20 and the nested cases), without changing answers.
-    await pg.query('CREATE INDEX ON lineitem (l_partkey, l_suppkey); CREATE INDEX ON lineitem (l_orderkey); CREATE INDEX ON orders (o_custkey); CREATE INDEX ON t (g); CREATE INDEX ON t (i2); CREATE INDEX ON t (s); ANALYZE;');
+    // a lookup instead of a scan of lineitem (Q17, Q20 and the nested cases; (l_suppkey, l_orderkey) for
+    // `o_orderkey IN (… WHERE l_suppkey = o_custkey % 100 + 1)`, 47 s without it), without changing answers.
+    await pg.query('CREATE INDEX ON lineitem (l_partkey, l_suppkey); CREATE INDEX ON lineitem (l_orderkey); CREATE INDEX ON lineitem (l_suppkey, l_orderkey); CREATE INDEX ON orders (o_custkey); CREATE INDEX ON t (g); CREATE INDEX ON t (i2); CREATE INDEX ON t (s); ANALYZE;');
     return { db, session: await openPgSession(pg) };
   })();
   return env;
