@@ -5,7 +5,7 @@
  */
 import type { Database, Table } from '../../table/index.js';
 import { type PgType, PaxdError, SQLSTATE, arrayOf, parseTypeName, pgDisplayName, unreachable } from '../../types/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, str, walkAst } from '../parse.js';
 import type { ArithOp, CmpOp, Expr } from '../expr.js';
 import { T, categoryOf, engineType, isFloat, isInteger } from '../types.js';
 import { notSupported, positionOf, SqlError, undefinedFunction, undefinedTable } from '../errors.js';
@@ -120,20 +120,10 @@ export function isRegclass(typeName: AstFields): boolean {
 /** Finds `'…'::regclass` casts of string literals in a statement and opens their tables (42P01 if missing). */
 export async function resolveRegclasses(db: Database, s: AstFields): Promise<void> {
   const found: AstFields[] = [];
-  const visit = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) {
-      for (const v of x) visit(v);
-      return;
-    }
-    const o = x as Record<string, unknown>;
-    // A constant holds no cast (a 100,000-element IN list is 100,000 of them).
-    if (o['A_Const'] !== undefined) return;
+  walkAst(s, (o) => {
     const tc = o['TypeCast'] as AstFields | undefined;
     if (tc !== undefined && isRegclass(tc.typeName as AstFields)) found.push(tc);
-    for (const v of Object.values(o)) visit(v);
-  };
-  visit(s);
+  });
   for (const tc of found) {
     const arg = tc.arg as AstNode;
     // An oid expression cast to regclass prints its relation's name (../catalog/names.ts bindRegCast).

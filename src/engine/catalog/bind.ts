@@ -10,7 +10,7 @@
  */
 import type { Database } from '../../table/index.js';
 import type { Field } from '../../types/index.js';
-import { type AstFields, str } from '../parse.js';
+import { type AstFields, str, walkAst } from '../parse.js';
 import { E } from '../expr.js';
 import type { BoundQuery, Leaf } from '../ir.js';
 import { notSupported, undefinedTable } from '../errors.js';
@@ -63,14 +63,7 @@ export async function prepareCatalog(db: Database, s: AstFields): Promise<void> 
   if (ctx !== null && loaded.get(ctx)?.has(s) === true) return;
   const selects: object[] = [s];
   let needed = false;
-  const visit = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) {
-      for (const v of x) visit(v);
-      return;
-    }
-    const o = x as Record<string, unknown>;
-    if (o['A_Const'] !== undefined) return;
+  walkAst(s, (o) => {
     if (o['SelectStmt'] !== undefined) selects.push(o['SelectStmt'] as object);
     const rv = o['RangeVar'] as AstFields | undefined;
     if (rv !== undefined) {
@@ -84,9 +77,7 @@ export async function prepareCatalog(db: Database, s: AstFields): Promise<void> 
     }
     const tc = o['TypeCast'] as AstFields | undefined;
     if (tc !== undefined && /^reg/.test(str(((tc.typeName as AstFields).names as never[]).at(-1)!))) needed = true;
-    for (const v of Object.values(o)) visit(v);
-  };
-  visit(s);
+  });
   if (!needed) return;
   setCurrentCatalog(await loadCatalog(db));
   if (ctx === null) return;
