@@ -11,19 +11,24 @@ import { parseStatements, WORKER_PARSE_CHARS } from '../../src/engine/parse.js';
 
 const inList = `select count(*) from a where id in (${Array.from({ length: 100_000 }, (_v, i) => i * 3).join(',')})`;
 
-/** Runs `f` with a 5 ms timer beside it; the longest gap between its firings (ms). */
-async function longestGap<T>(f: () => Promise<T>): Promise<{ value: T; gap: number }> {
+/**
+ * Runs `f` with a 5 ms timer beside it: how often the timer fired while `f` ran, and the
+ * longest gap between its firings (ms).
+ */
+async function beside<T>(f: () => Promise<T>): Promise<{ value: T; gap: number; ticks: number }> {
   let last = performance.now();
   let gap = 0;
+  let ticks = 0;
   const t = setInterval(() => {
     const now = performance.now();
     gap = Math.max(gap, now - last);
     last = now;
+    ticks++;
   }, 5);
   try {
     const value = await f();
     gap = Math.max(gap, performance.now() - last);
-    return { value, gap };
+    return { value, gap, ticks };
   } finally {
     clearInterval(t);
   }
@@ -39,13 +44,16 @@ test('a 100,000-value IN list: the tree of the synchronous parse, while the even
   assert.ok(inList.length > WORKER_PARSE_CHARS);
   await parseStatements(`${inList.slice(0, WORKER_PARSE_CHARS)} ,1)`).catch(() => undefined); // the worker, started
   // The same parse on the main thread, beside the same timer: the stop the worker must avoid.
-  const sync = await longestGap(async () => (parseSync(inList) as { stmts: { stmt: unknown }[] }).stmts[0]!.stmt);
-  const { value, gap } = await longestGap(() => parseStatements(inList));
-  console.log(`100,000-value IN list (${(inList.length / 1e6).toFixed(2)} MB): the event loop stopped ${sync.gap.toFixed(0)} ms for the synchronous parse, ${gap.toFixed(0)} ms at most for the parse on the worker`);
+  const sync = await beside(async () => (parseSync(inList) as { stmts: { stmt: unknown }[] }).stmts[0]!.stmt);
+  const { value, gap, ticks } = await beside(() => parseStatements(inList));
+  console.log(`100,000-value IN list (${(inList.length / 1e6).toFixed(2)} MB): the event loop stopped ${sync.gap.toFixed(0)} ms for the synchronous parse, ${gap.toFixed(0)} ms at most for the parse on the worker (the timer fired ${ticks} times meanwhile)`);
   assert.is(value.length, 1);
   assert.equal(JSON.parse(JSON.stringify(value[0]!.ast)), sync.value);
-  // The tree's JSON is read and frozen on the main thread; the parse itself is not.
-  assert.ok(gap < sync.gap * 0.7, `the event loop stopped for ${gap.toFixed(0)} ms (the synchronous parse: ${sync.gap.toFixed(0)} ms)`);
+  // The synchronous parse lets no timer fire; while the worker parses, the event loop runs. (The
+  // tree's JSON is still read and frozen on the main thread, a stop of about half the parse's:
+  // how long is a figure for the bench, not a test, since it varies with the machine's load.)
+  assert.is(sync.ticks, 0);
+  assert.ok(ticks >= 3, `the timer fired ${ticks} times while the worker parsed (${gap.toFixed(0)} ms stop at most)`);
 });
 
 test('errors through the worker: 42601 with its position, 54001 for nesting too deep for JSON', async () => {
