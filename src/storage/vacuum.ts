@@ -80,7 +80,9 @@ export async function vacuum(store: ObjectStore, table: string, opts: VacuumOpti
   // List before reading any root or snapshot: an object written after this listing is not
   // seen, and one seen here is either referenced by a snapshot read below or older than the grace.
   const objects = await store.list(`${table}/`);
-  const cutoff = (opts.now ?? Date.now)() - graceMs;
+  // No grace means every object listed is old enough: a file's mtime (the kernel's clock, to the
+  // nanosecond) can be a fraction of a millisecond after Date.now(), which truncates.
+  const cutoff = graceMs <= 0 ? Number.POSITIVE_INFINITY : (opts.now ?? Date.now)() - graceMs;
   const result: VacuumResult = { snapshotsRemoved: 0, snapshotsKept: 0, filesRemoved: 0, tempFilesRemoved: 0, bytesRemoved: 0 };
 
   // 1. Which snapshots stay: those the retained roots name, the newest one's `retain` ancestors,
