@@ -18,7 +18,8 @@
  * process alive.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../runtime/index.js';
 import { type Batch, type Field, type ErrorKind, PaxdError, SQLSTATE } from '../types/index.js';
 import { type Format, type FormatOptions, type FormatReader, openFormat } from './formats.js';
 import type { Input } from './input.js';
@@ -32,7 +33,7 @@ class ParserThread {
   readonly loads = new Map<number, (e: Event) => void>();
 
   constructor(onLost: (t: ParserThread) => void) {
-    this.worker = spawnParser();
+    this.worker = startWorker(new URL('./parse-worker.js', import.meta.url));
     this.worker.unref();
     this.worker.on('message', (m: ParseReply) => this.loads.get(m.id)?.(m));
     const lost = (why: string) => {
@@ -57,16 +58,6 @@ class ParserThread {
     this.loads.delete(id);
     if (this.loads.size === 0) this.worker.unref();
   }
-}
-
-/** Under tsx (tests, benches) the worker is TypeScript: register tsx inside it first (as ../pax/encode-pool.ts does). */
-function spawnParser(): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./parse-worker.ts', import.meta.url).href;
-    return new Worker(`import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
-  }
-  return new Worker(new URL('./parse-worker.js', import.meta.url));
 }
 
 const threads: ParserThread[] = [];

@@ -8,7 +8,8 @@
  * at most 4).
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../runtime/index.js';
 import { type Column, PaxdError, SQLSTATE } from '../types/index.js';
 import type { CodecName } from './codec.js';
 import { type PaxFormat, defaultFormat } from './footer.js';
@@ -30,7 +31,7 @@ class PoolWorker {
   readonly pending = new Map<number, Pending>();
 
   constructor(onExit: (w: PoolWorker, e: unknown) => void) {
-    this.worker = spawnEncoder();
+    this.worker = startWorker(new URL('./encode-worker.js', import.meta.url));
     this.worker.unref();
     this.worker.on('message', (r: EncodeReply) => {
       const p = this.pending.get(r.id);
@@ -51,16 +52,6 @@ class PoolWorker {
       this.worker.postMessage(job, transfer);
     });
   }
-}
-
-/** Under tsx (tests, benches) the worker is TypeScript: register tsx inside it first. */
-function spawnEncoder(): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./encode-worker.ts', import.meta.url).href;
-    return new Worker(`import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
-  }
-  return new Worker(new URL('./encode-worker.js', import.meta.url));
 }
 
 export class EncodePool {

@@ -12,7 +12,8 @@
  * query fall back to the interpreter, exactly as a serial DEOPT does.
  */
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { startWorker } from '../../runtime/index.js';
 import { storeUri } from '../../table/index.js';
 import type { ScanStats } from '../../scan/index.js';
 import { PaxdError, internalError } from '../../types/index.js';
@@ -111,18 +112,6 @@ function sumStats(all: readonly ScanStats[]): ScanStats {
   return out as unknown as ScanStats;
 }
 
-/** Under tsx (tests, benches) the worker is TypeScript: register tsx inside it first. */
-function spawn(port: MessagePort): Worker {
-  // Queries travel on a port of their own: other modules loaded in the thread may listen on parentPort.
-  const options = { workerData: { port }, transferList: [port] };
-  if (import.meta.url.endsWith('.ts')) {
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./worker.ts', import.meta.url).href;
-    return new Worker(`import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, ...options });
-  }
-  return new Worker(new URL('./worker.js', import.meta.url), options);
-}
-
 interface Pending {
   resolve: (r: WorkerReply & { ok: true }) => void;
   reject: (e: unknown) => void;
@@ -168,7 +157,8 @@ class Pool {
 
   private start(): { worker: Worker; port: MessagePort } {
     const { port1, port2 } = new MessageChannel();
-    const w = spawn(port2);
+    // Queries travel on a port of their own: other modules loaded in the thread may listen on parentPort.
+    const w = startWorker(new URL('./worker.js', import.meta.url), { workerData: { port: port2 }, transferList: [port2] });
     w.unref();
     port1.unref();
     port1.on('message', (m: { id: number; reply: WorkerReply }) => {
