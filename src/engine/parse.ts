@@ -267,18 +267,18 @@ export function locationOf(n: AstNode): number | undefined {
 /**
  * Calls `visit` on every object of a parse tree (`x`, its arrays and nested nodes), depth
  * first, except below constants: an A_Const holds no node the binder looks for, and a
- * 100,000-element IN list is 100,000 of them.
+ * 100,000-element IN list is 100,000 of them. A visit that returns false skips what is below
+ * that object.
  *
  *   walkAst(stmt, (o) => { if (o['TypeCast'] !== undefined) casts.push(o['TypeCast']); });
  */
-export function walkAst(x: unknown, visit: (o: Readonly<Record<string, unknown>>) => void): void {
+export function walkAst(x: unknown, visit: (o: Readonly<Record<string, unknown>>) => boolean | undefined): void {
   if (x === null || typeof x !== 'object') return;
   if (Array.isArray(x)) {
     for (const v of x) walkAst(v, visit);
     return;
   }
   const o = x as Record<string, unknown>;
-  if (o['A_Const'] !== undefined) return;
-  visit(o);
+  if (o['A_Const'] !== undefined || visit(o) === false) return;
   for (const v of Object.values(o)) walkAst(v, visit);
 }

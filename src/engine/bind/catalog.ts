@@ -5,7 +5,7 @@
  */
 import type { Database, Table } from '../../table/index.js';
 import { type PgType, PaxdError, SQLSTATE, arrayOf, parseTypeName, pgDisplayName, unreachable } from '../../types/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, str, walkAst } from '../parse.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import type { ArithOp, CmpOp, Expr } from '../expr.js';
 import { T, categoryOf, engineType, isFloat, isInteger } from '../types.js';
 import { notSupported, positionOf, SqlError, undefinedFunction, undefinedTable } from '../errors.js';
@@ -117,14 +117,12 @@ export function isRegclass(typeName: AstFields): boolean {
   return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog');
 }
 
-/** Finds `'…'::regclass` casts of string literals in a statement and opens their tables (42P01 if missing). */
-export async function resolveRegclasses(db: Database, s: AstFields): Promise<void> {
-  const found: AstFields[] = [];
-  walkAst(s, (o) => {
-    const tc = o['TypeCast'] as AstFields | undefined;
-    if (tc !== undefined && isRegclass(tc.typeName as AstFields)) found.push(tc);
-  });
-  for (const tc of found) {
+/**
+ * Opens the tables that `'…'::regclass` casts of string literals name (42P01 if missing), for the
+ * binder; the casts are found by ../catalog/bind.ts prepareSelect's walk of the statement.
+ */
+export async function openRegclasses(db: Database, casts: readonly AstFields[]): Promise<void> {
+  for (const tc of casts) {
     const arg = tc.arg as AstNode;
     // An oid expression cast to regclass prints its relation's name (../catalog/names.ts bindRegCast).
     if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) continue;

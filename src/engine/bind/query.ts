@@ -10,7 +10,7 @@ import { commonType } from '../types.js';
 import { datatypeMismatch, notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
 import { type BoundQuery, type BoundSelect, type BoundSetOp, type Leaf, queryFields } from '../ir.js';
 import { recordBind } from '../counters.js';
-import { openTable, resolveRegclasses, checkSortable } from './catalog.js';
+import { openTable, checkSortable } from './catalog.js';
 import { queryUnknown } from './literals.js';
 import { astConjuncts, statementName, lockingName, lockingAllowed, lockedRelsExist } from './ast.js';
 import { type RawFrom, JOIN_TYPES } from './scope.js';
@@ -23,7 +23,7 @@ import { bindValues, valuesAsSelect } from './values.js';
 import { isViewTable, viewLeaf } from './view.js';
 import { bindFunctionFrom, bindLateralSubquery } from './function-from.js';
 import { selectListSrfs } from './select-srf.js';
-import { prepareCatalog, systemLeaf, systemRelationOf } from '../catalog/index.js';
+import { prepareSelect, systemLeaf, systemRelationOf } from '../catalog/index.js';
 
 const addSystemLeaf = (leaves: Leaf[], alias: AstFields | undefined, l: ReturnType<typeof systemLeaf>, location: number | undefined) => addLeaf(leaves, alias, l.name, l.fields, l.source, location);
 
@@ -45,7 +45,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = selectListSrfs(fieldsOf(stmt));
-  await prepareCatalog(db, s);
+  await prepareSelect(db, s);
   if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
   if (s.valuesLists !== undefined) {
@@ -56,7 +56,6 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   // FOR UPDATE / FOR SHARE lock nothing: the statement reads the transaction's pinned snapshot
   // and a conflicting write is detected when the writer commits (docs/WIRE.md "Transactions").
   if (s.lockingClause !== undefined) lockingAllowed(s);
-  await resolveRegclasses(db, s);
   const from: AstNode[] = s.fromClause ?? [];
   const leaves: Leaf[] = [];
   let raw: RawFrom | null = null;

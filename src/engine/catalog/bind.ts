@@ -2,7 +2,7 @@
  * Binding names of pg_catalog and information_schema: a FROM item that names a system relation
  * becomes a leaf over its rows (a VALUES list generated from the statement's catalog snapshot),
  * and a statement that names a system relation or calls a catalog function loads that snapshot
- * first (once per statement, before its SELECTs bind).
+ * first (once per statement, before its SELECTs bind: prepareSelect).
  *
  * Name resolution is PostgreSQL's with search_path `pg_catalog, public` (PostgreSQL 15 docs
  * 5.9.5): `pg_class` is pg_catalog's even when a table of that name exists; information_schema
@@ -15,6 +15,7 @@ import { E } from '../expr.js';
 import type { BoundQuery, Leaf } from '../ir.js';
 import { notSupported, undefinedTable } from '../errors.js';
 import { cteLeaf } from '../bind/cte.js';
+import { isRegclass, openRegclasses } from '../bind/catalog.js';
 import { SYSTEM_RELATIONS } from './pg-catalog.js';
 import './information-schema.js';
 import { CATALOG_FUNCTIONS } from './functions.js';
@@ -52,36 +53,60 @@ export function systemLeaf(r: SystemRelation): { name: string; fields: Field[]; 
 }
 
 /**
- * The SELECTs whose catalog is loaded, by statement context: a statement's nested SELECTs bind
- * after it in its context (a parse tree may be cached and bound again in another statement).
+ * The parse-tree objects already prepared, by statement context: a statement's subqueries bind
+ * after it in its context, and so do the SELECTs the binder derives from it (WITH's main query,
+ * a SELECT with its set-returning functions or correlated subqueries rewritten), which share
+ * their parts with the tree that was walked. A parse tree may be cached and bound again in
+ * another statement: that one walks it again.
  */
-const loaded = new WeakMap<object, WeakSet<object>>();
+const prepared = new WeakMap<object, WeakSet<object>>();
 
-/** Loads the statement's catalog snapshot when `s` (a SelectStmt's fields) names a system relation or a catalog function. */
-export async function prepareCatalog(db: Database, s: AstFields): Promise<void> {
+let walkHook: ((o: object) => void) | null = null;
+
+/** A test hook: `hook` is called with every parse-tree object prepareSelect's walks visit (null: none). */
+export function onPrepareWalk(hook: ((o: object) => void) | null): void {
+  walkHook = hook;
+}
+
+/**
+ * What `s` (a SelectStmt's fields) needs before it binds, found in one walk of its tree: the
+ * statement's catalog snapshot, loaded when it names a system relation, calls a catalog function
+ * or casts to a reg* type; and the tables its `'t'::regclass` literals name, opened
+ * (../bind/catalog.ts). Each object of the tree is visited once per statement context, however
+ * deeply its SELECTs nest.
+ */
+export async function prepareSelect(db: Database, s: AstFields): Promise<void> {
   const ctx = currentContext();
-  if (ctx !== null && loaded.get(ctx)?.has(s) === true) return;
-  const selects: object[] = [s];
-  let needed = false;
+  let seen = ctx === null ? undefined : prepared.get(ctx);
+  if (seen === undefined) {
+    seen = new WeakSet<object>();
+    if (ctx !== null) prepared.set(ctx, seen);
+  }
+  const done = seen;
+  let catalog = false;
+  const regclasses: AstFields[] = [];
   walkAst(s, (o) => {
-    if (o['SelectStmt'] !== undefined) selects.push(o['SelectStmt'] as object);
+    if (done.has(o)) return false;
+    done.add(o);
+    if (walkHook !== null) walkHook(o);
     const rv = o['RangeVar'] as AstFields | undefined;
     if (rv !== undefined) {
       const schema = rv.schemaname as string | undefined;
-      if (schema === 'pg_catalog' || schema === 'information_schema' || (schema === undefined && SYSTEM_RELATIONS.has(`pg_catalog.${rv.relname as string}`))) needed = true;
+      if (schema === 'pg_catalog' || schema === 'information_schema' || (schema === undefined && SYSTEM_RELATIONS.has(`pg_catalog.${rv.relname as string}`))) catalog = true;
     }
     const fc = o['FuncCall'] as AstFields | undefined;
     if (fc !== undefined) {
       const names = (fc.funcname as unknown[]).map((f) => str(f as never));
-      if (Object.hasOwn(CATALOG_FUNCTIONS, names[names.length - 1]!)) needed = true;
+      if (Object.hasOwn(CATALOG_FUNCTIONS, names[names.length - 1]!)) catalog = true;
     }
     const tc = o['TypeCast'] as AstFields | undefined;
-    if (tc !== undefined && /^reg/.test(str(((tc.typeName as AstFields).names as never[]).at(-1)!))) needed = true;
+    if (tc !== undefined) {
+      const typeName = tc.typeName as AstFields;
+      if (/^reg/.test(str((typeName.names as never[]).at(-1)!))) catalog = true;
+      if (isRegclass(typeName)) regclasses.push(tc);
+    }
+    return true;
   });
-  if (!needed) return;
-  setCurrentCatalog(await loadCatalog(db));
-  if (ctx === null) return;
-  const set = loaded.get(ctx) ?? new WeakSet<object>();
-  for (const x of selects) set.add(x);
-  loaded.set(ctx, set);
+  if (catalog) setCurrentCatalog(await loadCatalog(db));
+  await openRegclasses(db, regclasses);
 }
