@@ -36,6 +36,8 @@
  *             PostgreSQL (serial and parallel) and DuckDB (2 threads): median ms, ratios, paxd's answers
  *             checked against PostgreSQL's, and the queries paxd loses (--runs N, --only q1,…, --skip-pg,
  *             --skip-duckdb, --pg-timeout S)
+ *   startup   paxd --help, paxd sql "select 1" and paxd ingest of a 10,000-row CSV as whole processes:
+ *             median wall and CPU (user + system) ms of --runs N (5), after npm run build (--no-build)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -54,6 +56,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   pgbench: () => import('./pgbench.js'),
   metadata: () => import('./metadata.js'),
   tpch: () => import('./tpch.js'),
+  startup: () => import('./startup.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
