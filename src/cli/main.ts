@@ -25,6 +25,27 @@ interface CommandEntry {
   readonly load: () => Promise<CommandModule>;
 }
 
+/**
+ * What `paxd sql` runs, as its help lists it: the statement kinds, and what a SELECT may hold
+ * (test/cli/help.test.ts runs an example of each through `paxd sql`).
+ */
+export const SQL_STATEMENTS = [
+  'SELECT',
+  'VALUES',
+  'EXPLAIN [ANALYZE]',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'TRUNCATE',
+  'CREATE/ALTER/DROP TABLE',
+  'CREATE TABLE AS',
+  'CREATE/DROP VIEW',
+  'CREATE/ALTER/DROP ROLE',
+  'GRANT',
+  'REVOKE',
+] as const;
+export const SQL_SELECT_PARTS = ['joins', 'subqueries', 'WITH [RECURSIVE]', 'window functions', 'GROUP BY', 'UNION/INTERSECT/EXCEPT', 'ORDER BY … LIMIT'] as const;
+
 /** The commands, in the order `paxd --help` lists them. */
 const COMMANDS: readonly CommandEntry[] = [
   { name: 'create', args: '<table>', summary: 'create a table', load: () => import('./commands/create.js') },
@@ -43,8 +64,7 @@ const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'sql',
     args: '[statement]',
-    summary:
-      'run SQL (PostgreSQL dialect: SELECT with joins, subqueries, UNION ALL, GROUP BY, ORDER BY, LIMIT; CREATE/ALTER/DROP TABLE, INSERT, DELETE, EXPLAIN [ANALYZE]); reads statements from standard input when none is given',
+    summary: `run SQL in PostgreSQL's dialect: ${SQL_STATEMENTS.join(', ')} (SELECT with ${SQL_SELECT_PARTS.join(', ')}); reads statements from standard input when none is given`,
     load: () => import('./commands/sql.js'),
   },
   {
