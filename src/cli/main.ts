@@ -90,9 +90,7 @@ const COMMANDS: readonly CommandEntry[] = [
     name: 'mirror',
     args: '',
     summary:
-      'declare every paxd table as a postgres_fdw foreign table in a PostgreSQL database (docs/MIRROR.md): the extension if missing, a foreign server ' +
-      'pointing at paxd serve, a user mapping, and one foreign table per paxd table (PostgreSQL types, NOT NULL, COLLATE "C" on strings); ' +
-      'changed tables are altered, dropped ones dropped; running it again changes nothing',
+      'declare every paxd table as a postgres_fdw foreign table in a PostgreSQL database (docs/MIRROR.md): the server, user mapping and foreign tables are created, altered or dropped to match; running it again changes nothing',
     load: () => import('./commands/mirror.js'),
   },
   { name: 'stats', args: '<table>', summary: 'per-column and per-group statistics', load: () => import('./commands/stats.js') },
