@@ -272,7 +272,7 @@ export function locationOf(n: AstNode): number | undefined {
  *
  *   walkAst(stmt, (o) => { if (o['TypeCast'] !== undefined) casts.push(o['TypeCast']); });
  */
-export function walkAst(x: unknown, visit: (o: Readonly<Record<string, unknown>>) => boolean | undefined): void {
+export function walkAst(x: unknown, visit: (o: Readonly<Record<string, unknown>>) => unknown): void {
   if (x === null || typeof x !== 'object') return;
   if (Array.isArray(x)) {
     for (const v of x) walkAst(v, visit);

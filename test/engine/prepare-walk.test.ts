@@ -1,5 +1,5 @@
 /**
- * One walk per SELECT before it binds (src/engine/catalog/bind.ts prepareSelect): the walk that
+ * One walk per SELECT before it binds (src/engine/catalog/bind.ts prepareCatalog): the walk that
  * finds what a statement needs from outside the query — the catalog snapshot, the tables of its
  * 't'::regclass literals — visits each object of the parse tree once per statement, however its
  * SELECTs nest (subqueries, WITH, UNION, EXISTS, VALUES) and whatever the binder derives from

@@ -119,7 +119,7 @@ export function isRegclass(typeName: AstFields): boolean {
 
 /**
  * Opens the tables that `'…'::regclass` casts of string literals name (42P01 if missing), for the
- * binder; the casts are found by ../catalog/bind.ts prepareSelect's walk of the statement.
+ * binder; the casts are found by ../catalog/bind.ts prepareCatalog's walk of the statement.
  */
 export async function openRegclasses(db: Database, casts: readonly AstFields[]): Promise<void> {
   for (const tc of casts) {

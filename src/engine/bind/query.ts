@@ -23,7 +23,7 @@ import { bindValues, valuesAsSelect } from './values.js';
 import { isViewTable, viewLeaf } from './view.js';
 import { bindFunctionFrom, bindLateralSubquery } from './function-from.js';
 import { selectListSrfs } from './select-srf.js';
-import { prepareSelect, systemLeaf, systemRelationOf } from '../catalog/index.js';
+import { prepareCatalog, systemLeaf, systemRelationOf } from '../catalog/index.js';
 
 const addSystemLeaf = (leaves: Leaf[], alias: AstFields | undefined, l: ReturnType<typeof systemLeaf>, location: number | undefined) => addLeaf(leaves, alias, l.name, l.fields, l.source, location);
 
@@ -45,7 +45,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
   const s = selectListSrfs(fieldsOf(stmt));
-  await prepareSelect(db, s);
+  await prepareCatalog(db, s);
   if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
   if (s.valuesLists !== undefined) {

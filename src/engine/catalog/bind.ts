@@ -2,7 +2,7 @@
  * Binding names of pg_catalog and information_schema: a FROM item that names a system relation
  * becomes a leaf over its rows (a VALUES list generated from the statement's catalog snapshot),
  * and a statement that names a system relation or calls a catalog function loads that snapshot
- * first (once per statement, before its SELECTs bind: prepareSelect).
+ * first (once per statement, before its SELECTs bind: prepareCatalog).
  *
  * Name resolution is PostgreSQL's with search_path `pg_catalog, public` (PostgreSQL 15 docs
  * 5.9.5): `pg_class` is pg_catalog's even when a table of that name exists; information_schema
@@ -63,7 +63,7 @@ const prepared = new WeakMap<object, WeakSet<object>>();
 
 let walkHook: ((o: object) => void) | null = null;
 
-/** A test hook: `hook` is called with every parse-tree object prepareSelect's walks visit (null: none). */
+/** A test hook: `hook` is called with every parse-tree object prepareCatalog's walks visit (null: none). */
 export function onPrepareWalk(hook: ((o: object) => void) | null): void {
   walkHook = hook;
 }
@@ -75,7 +75,7 @@ export function onPrepareWalk(hook: ((o: object) => void) | null): void {
  * (../bind/catalog.ts). Each object of the tree is visited once per statement context, however
  * deeply its SELECTs nest.
  */
-export async function prepareSelect(db: Database, s: AstFields): Promise<void> {
+export async function prepareCatalog(db: Database, s: AstFields): Promise<void> {
   const ctx = currentContext();
   let seen = ctx === null ? undefined : prepared.get(ctx);
   if (seen === undefined) {

@@ -3,7 +3,7 @@
  * catalog at the statement's snapshot, and the catalog functions. The binder reaches them
  * through ./bind.ts; docs/ARCHITECTURE.md "Catalogs" describes the folder.
  */
-export { prepareSelect, systemLeaf, systemRelationOf, SCHEMAS } from './bind.js';
+export { prepareCatalog, systemLeaf, systemRelationOf, SCHEMAS } from './bind.js';
 export { CATALOG_FUNCTIONS, sizePretty } from './functions.js';
 export { tableOid, derivedOid, OID } from './snapshot.js';
 export { listViews, type CatalogView } from './views.js';
