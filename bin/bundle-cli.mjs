@@ -5,9 +5,9 @@
 // read, compile, link each), so `paxd sql` loading ~150 files of dist/ spent about 100 ms of
 // CPU on module loading alone; a bundle loads a few files. Packages stay external (native
 // modules and wasm resolve from node_modules as before). The encoder, parser and engine worker
-// threads are entries of their own in the same folder, so that their
-// `new URL('./encode-worker.js' | './parse-worker.js' | './worker.js', import.meta.url)` finds
-// them from any chunk.
+// threads and the SQL parser's are entries of their own in the same folder, so that their
+// `new URL('./encode-worker.js' | './parse-worker.js' | './worker.js' | './sql-parse-worker.js',
+// import.meta.url)` (src/runtime's startWorker) finds them from any chunk.
 // The library (dist/index.js, the package's exports) stays tsc's file-per-module output.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ await build({
     'encode-worker': `${root}src/pax/encode-worker.ts`,
     'parse-worker': `${root}src/insert/parse-worker.ts`,
     worker: `${root}src/engine/compile/worker.ts`,
+    'sql-parse-worker': `${root}src/engine/sql-parse-worker.ts`,
   },
   bundle: true,
   splitting: true,

@@ -8,13 +8,14 @@
  * node is a one-key object `{ Kind: fields }`; fields that PostgreSQL leaves at their default
  * (false, 0, empty lists) are absent.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { loadModule, parseSync } from 'libpg-query';
 import { syntaxError } from './errors.js';
 import { outOfMemory } from './memory.js';
 import { PaxdError, SQLSTATE, stackDepthOf } from '../types/index.js';
+import { startWorker } from '../runtime/index.js';
+import type { ParseAnswer, ParseRequest } from './sql-parse-worker.js';
 
 /**
  * Compiles the grammar's WebAssembly with V8's baseline compiler only. With the optimizing tier
@@ -111,7 +112,7 @@ export function sourceOf(ast: AstNode): ParsedStatement | null {
 }
 
 /**
- * Query strings longer than this are parsed on a worker thread: libpg-query's parse is one
+ * Query strings longer than this are parsed on a worker thread (./sql-parse-worker.ts): libpg-query's parse is one
  * synchronous call, about 0.8 s for a 100,000-value IN list (0.6 MB) and minutes for a 200 MB
  * text, during which the event loop that serves every other session would stand still (issue
  * #18). There is no length limit of paxd's own: PostgreSQL's is its 1 GB message limit
@@ -120,43 +121,14 @@ export function sourceOf(ast: AstNode): ParsedStatement | null {
  */
 export const WORKER_PARSE_CHARS = 64 * 1024;
 
-/**
- * The worker's code (plain JavaScript, so that it runs the same from source and from the
- * bundle): parses each request and answers with the tree as JSON text, or with the error's
- * name, message and libpg-query's details.
- */
-const PARSE_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const pg = require(workerData.libpgQuery);
-const ready = pg.loadModule();
-parentPort.on('message', async (m) => {
-  try {
-    await ready;
-    const json = JSON.stringify(pg.parseSync(m.sql));
-    parentPort.postMessage({ id: m.id, ok: true, json });
-  } catch (e) {
-    parentPort.postMessage({ id: m.id, ok: false, name: e && e.name, message: e instanceof Error ? e.message : String(e), sqlDetails: e && e.sqlDetails });
-  }
-});
-`;
-
-interface WorkerAnswer {
-  id: number;
-  ok: boolean;
-  json?: string;
-  name?: string;
-  message?: string;
-  sqlDetails?: unknown;
-}
-
-let parser: { worker: Worker; pending: Map<number, (a: WorkerAnswer) => void>; next: number } | null = null;
+let parser: { worker: Worker; pending: Map<number, (a: ParseAnswer) => void>; next: number } | null = null;
 
 function parserWorker(): NonNullable<typeof parser> {
   if (parser !== null) return parser;
-  const worker = new Worker(PARSE_WORKER, { eval: true, workerData: { libpgQuery: createRequire(import.meta.url).resolve('libpg-query') } });
-  const p = { worker, pending: new Map<number, (a: WorkerAnswer) => void>(), next: 0 };
+  const worker = startWorker(new URL('./sql-parse-worker.js', import.meta.url));
+  const p = { worker, pending: new Map<number, (a: ParseAnswer) => void>(), next: 0 };
   worker.unref();
-  worker.on('message', (a: WorkerAnswer) => {
+  worker.on('message', (a: ParseAnswer) => {
     p.pending.get(a.id)?.(a);
     p.pending.delete(a.id);
     if (p.pending.size === 0) worker.unref();
@@ -176,10 +148,10 @@ function parserWorker(): NonNullable<typeof parser> {
 async function parseInWorker(sql: string): Promise<unknown> {
   const p = parserWorker();
   const id = p.next++;
-  const a = await new Promise<WorkerAnswer>((resolve) => {
+  const a = await new Promise<ParseAnswer>((resolve) => {
     p.pending.set(id, resolve);
     p.worker.ref();
-    p.worker.postMessage({ id, sql });
+    p.worker.postMessage({ id, sql } satisfies ParseRequest);
   });
   if (a.ok) return JSON.parse(a.json!);
   if (a.name === 'RangeError') {
