@@ -36,12 +36,21 @@ export interface ZoneMemory {
   uint16(slot: Slot, n: number): Uint16Array;
 }
 
-/** New arrays per request (zero-filled, as new typed arrays are; decoders do not rely on it). */
+/**
+ * New memory per request, not zero-filled: decoders write every element they return (the
+ * poisoned-buffer tests of test/pax/zone-memory.test.ts hold them to it), so zeroing each
+ * zone's arrays first was a second pass over every decoded byte.
+ */
 export const FRESH_MEMORY: ZoneMemory = {
-  bytes: (_slot, n) => new Uint8Array(n),
-  int32: (_slot, n) => new Int32Array(n),
-  uint16: (_slot, n) => new Uint16Array(n),
+  bytes: (_slot, n) => new Uint8Array(fresh(n), 0, n),
+  int32: (_slot, n) => new Int32Array(fresh(4 * n), 0, n),
+  uint16: (_slot, n) => new Uint16Array(fresh(2 * n), 0, n),
 };
+
+/** An ArrayBuffer of its own (never a pooled slab) of n bytes, contents unspecified. */
+function fresh(n: number): ArrayBuffer {
+  return Buffer.allocUnsafeSlow(n).buffer as ArrayBuffer;
+}
 
 /** Buffers grow in steps of this many bytes (and by half their size), so a few zones size them. */
 const GROW_STEP = 64 * 1024;

@@ -99,6 +99,17 @@ const unpackers: (Unpacker | undefined)[] = [];
 function unpackerFor(w: number): Unpacker {
   let f = unpackers[w];
   if (f !== undefined) return f;
+  f = generated<Unpacker>(`unpack${w}`, 'words, at, blocks, out', blockLoop(w, 32, (j, e) => `out[oi + ${j}] = ${e};`));
+  unpackers[w] = f;
+  return f;
+}
+
+/**
+ * The source of a loop over `blocks` blocks of 32 w-bit values read from words[at…]: per value
+ * j of a block, `store(j, e)` with e the expression of its value; the output index `oi`
+ * advances by `step` per block.
+ */
+function blockLoop(w: number, step: number, store: (j: number, e: string) => string): string {
   const mask = w === 32 ? 0xffffffff : (1 << w) - 1;
   const lines: string[] = [];
   for (let k = 0; k < w; k++) lines.push(`const w${k} = words[wi + ${k}];`);
@@ -109,12 +120,93 @@ function unpackerFor(w: number): Unpacker {
     let e = off === 0 ? `w${k}` : `(w${k} >>> ${off})`;
     if (off + w > 32) e = `(${e} | (w${k + 1} << ${32 - off}))`;
     if (off + w !== 32) e = `(${e} & ${mask})`;
-    lines.push(`out[oi + ${j}] = ${e};`);
+    lines.push(store(j, e));
   }
-  const body = `let wi = at; let oi = 0;\nfor (let b = 0; b < blocks; b++) {\n${lines.join('\n')}\nwi += ${w}; oi += 32;\n}`;
-  f = new Function('words', 'at', 'blocks', 'out', body) as Unpacker;
-  unpackers[w] = f;
+  return `let wi = at; let oi = 0;\nfor (let b = 0; b < blocks; b++) {\n${lines.join('\n')}\nwi += ${w}; oi += ${step};\n}`;
+}
+
+/**
+ * Where unpackTo() puts each value d (0 ≤ d < 2^w) with base `ref` and multiplier k ≥ 1, in one
+ * pass (frame of reference and widening fused with the unpacking; ./for.ts picks the target
+ * whose arithmetic is exact for the zone's range, so the stores need no checks):
+ *
+ *   i16, i32   out[i] = ref + d·k                       Int16Array / Int32Array
+ *   lo2, lo4   out[s·i] = ref + d·k, 0 ≤ value < 2^32   int64 / decimal128 as int32 words, stride
+ *              s; the high words are left as they are (the caller zeroes them)
+ *   sg2, sg4   out[s·i] = v, out[s·i + 1…s−1] = v >> 31  −2^31 ≤ value < 2^31: sign-extended
+ */
+export type UnpackTarget = 'i16' | 'i32' | 'lo2' | 'lo4' | 'sg2' | 'sg4';
+
+type TargetUnpacker = (words: Uint32Array, at: number, blocks: number, out: Int16Array | Int32Array, ref: number, k: number) => void;
+
+/** Per target, per width: built on first use (each its own function, so each store site sees one array class). */
+const targetUnpackers = new Map<UnpackTarget, (TargetUnpacker | undefined)[]>();
+
+const STRIDE: Record<UnpackTarget, number> = { i16: 1, i32: 1, lo2: 2, lo4: 4, sg2: 2, sg4: 4 };
+
+function targetStore(t: UnpackTarget, j: number, e: string): string {
+  const s = STRIDE[t];
+  switch (t) {
+    case 'i16':
+    case 'i32':
+    case 'lo2':
+    case 'lo4':
+      return `out[oi + ${s * j}] = ref + ${e} * k;`;
+    case 'sg2':
+    case 'sg4': {
+      const hs: string[] = [];
+      for (let x = 1; x < s; x++) hs.push(`out[oi + ${s * j + x}] = v${j} >> 31;`);
+      return `const v${j} = ref + ${e} * k; out[oi + ${s * j}] = v${j}; ${hs.join(' ')}`;
+    }
+    default: {
+      const never: never = t;
+      return never;
+    }
+  }
+}
+
+function targetUnpacker(w: number, t: UnpackTarget): TargetUnpacker {
+  let byWidth = targetUnpackers.get(t);
+  if (byWidth === undefined) targetUnpackers.set(t, (byWidth = []));
+  let f = byWidth[w];
+  if (f !== undefined) return f;
+  f = generated<TargetUnpacker>(`unpack${w}_${t}`, 'words, at, blocks, out, ref, k', blockLoop(w, 32 * STRIDE[t], (j, e) => targetStore(t, j, e)));
+  byWidth[w] = f;
   return f;
+}
+
+/**
+ * Unpacks n values of w bits (w ≤ 32) from words[at…] and stores each as `target` says
+ * (ref + d·k into out). The stream must be present in `words`; the caller has checked that every
+ * value the zone's range allows fits the target exactly.
+ */
+export function unpackTo(words: Uint32Array, at: number, n: number, w: number, target: UnpackTarget, out: Int16Array | Int32Array, ref: number, k: number): void {
+  const blocks = w === 0 ? 0 : n >>> 5;
+  if (blocks > 0) targetUnpacker(w, target)(words, at, blocks, out, ref, k);
+  const done = blocks << 5;
+  if (done === n) return;
+  // The rest (under 32 values, or all of a zero-width stream) through the generic unpacker.
+  const rest = scratchU32(1, n - done);
+  unpack(words, at + blocks * w, n - done, w, rest);
+  storeRest(target, rest, n - done, out, done, ref, k);
+}
+
+function storeRest(t: UnpackTarget, d: Uint32Array, count: number, out: Int16Array | Int32Array, from: number, ref: number, k: number): void {
+  const s = STRIDE[t];
+  const signed = t === 'sg2' || t === 'sg4';
+  for (let i = 0, o = from * s; i < count; i++, o += s) {
+    const v = ref + d[i]! * k;
+    out[o] = v;
+    if (signed) for (let x = 1; x < s; x++) out[o + x] = v >> 31;
+  }
+}
+
+/**
+ * A function generated from `body` (source this module builds from its own arithmetic, never
+ * from data), named so that profiles tell the generated loops apart.
+ */
+export function generated<F>(name: string, params: string, body: string): F {
+  return new Function(`return function ${name}(${params}) {\n${body}\n};`)() as F;
 }
 
 /**

@@ -22,7 +22,7 @@
  * and that every decoded value fits the column's type, before returning a value.
  */
 import type { Values } from '../../types/index.js';
-import { pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
+import { pack, packedBytes, scratchU32, unpack, unpackTo, wordsAt } from './bitpack.js';
 import { Slot, type ZoneMemory } from '../zone-memory.js';
 
 /** The physical forms FOR decodes to (decimal128 as 16-byte two's complement). */
@@ -127,6 +127,10 @@ export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: 
   const highest = checkBase(ref, w, form, 'frame-of-reference', bad);
   if (k > 1 && ref + (2 ** w - 1) * k > Number.MAX_SAFE_INTEGER) throw bad(`frame-of-reference base ${ref} with ${w}-bit deltas of ${k} leaves the exact range`);
   const loBytes = packedBytes(n, Math.min(w, 32));
+  if (w <= 32) {
+    const fused = decodeForFused(wordsAt(buf, at + 8, loBytes), n, w, ref, k, form, highest, memory);
+    if (fused !== null) return fused;
+  }
   const lo = scratchU32(0, n);
   unpack(wordsAt(buf, at + 8, loBytes), 0, n, Math.min(w, 32), lo);
   let hi: Uint32Array | null = null;
@@ -136,6 +140,31 @@ export function decodeFor(buf: Uint8Array, at: number, n: number, w: number, k: 
   }
   if (k > 1) return widenScaled(lo, hi, n, ref, k, form, highest, bad, memory);
   return widen(lo, hi, n, ref, form, highest, bad, memory);
+}
+
+/**
+ * One pass from the bit-packed stream to the column's form (./bitpack.ts unpackTo), when every
+ * value the zone's range allows, ref + (2^w − 1)·k, fits the target's exact arithmetic: the
+ * type's range for int2/int4; [0, 2^32) or [−2^31, 2^31) for int8 and decimal128 (their high
+ * words then zero or the sign). Null otherwise: the two-pass path below handles the rest.
+ */
+function decodeForFused(words: Uint32Array, n: number, w: number, ref: number, k: number, form: IntForm, highest: number, memory: ZoneMemory): Values | null {
+  const top = ref + (2 ** w - 1) * k;
+  if (form === 'i16' || form === 'i32') {
+    if (top > highest) return null;
+    const out = smallInts(form, n, memory);
+    unpackTo(words, 0, n, w, form, out, ref, k);
+    return out;
+  }
+  const stride = form === 'i64' ? 2 : 4;
+  const lo = ref >= 0 && top <= 4294967295;
+  if (!lo && !(ref >= -2147483648 && top <= 2147483647)) return null;
+  const bytes = memory.bytes(Slot.Values, n * stride * 4);
+  const out = new Int32Array(bytes.buffer, bytes.byteOffset, n * stride);
+  // The high words of non-negative values below 2^32 are zero: one fill, then stores of the low words.
+  if (lo) out.fill(0);
+  unpackTo(words, 0, n, w, lo ? (stride === 2 ? 'lo2' : 'lo4') : stride === 2 ? 'sg2' : 'sg4', out, ref, k);
+  return form === 'i64' ? new BigInt64Array(bytes.buffer, bytes.byteOffset, n) : bytes;
 }
 
 /** ref + k · delta per value (k > 1), in the column's physical form. */
