@@ -130,23 +130,26 @@ function blockLoop(w: number, step: number, store: (j: number, e: string) => str
  * pass (frame of reference and widening fused with the unpacking; ./for.ts picks the target
  * whose arithmetic is exact for the zone's range, so the stores need no checks):
  *
+ *   u16        out[i] = d (ref and k ignored)           Uint16Array (dictionary codes)
  *   i16, i32   out[i] = ref + d·k                       Int16Array / Int32Array
  *   lo2, lo4   out[s·i] = ref + d·k, 0 ≤ value < 2^32   int64 / decimal128 as int32 words, stride
  *              s; the high words are left as they are (the caller zeroes them)
  *   sg2, sg4   out[s·i] = v, out[s·i + 1…s−1] = v >> 31  −2^31 ≤ value < 2^31: sign-extended
  */
-export type UnpackTarget = 'i16' | 'i32' | 'lo2' | 'lo4' | 'sg2' | 'sg4';
+export type UnpackTarget = 'u16' | 'i16' | 'i32' | 'lo2' | 'lo4' | 'sg2' | 'sg4';
 
-type TargetUnpacker = (words: Uint32Array, at: number, blocks: number, out: Int16Array | Int32Array, ref: number, k: number) => void;
+type TargetUnpacker = (words: Uint32Array, at: number, blocks: number, out: Uint16Array | Int16Array | Int32Array, ref: number, k: number) => void;
 
 /** Per target, per width: built on first use (each its own function, so each store site sees one array class). */
 const targetUnpackers = new Map<UnpackTarget, (TargetUnpacker | undefined)[]>();
 
-const STRIDE: Record<UnpackTarget, number> = { i16: 1, i32: 1, lo2: 2, lo4: 4, sg2: 2, sg4: 4 };
+const STRIDE: Record<UnpackTarget, number> = { u16: 1, i16: 1, i32: 1, lo2: 2, lo4: 4, sg2: 2, sg4: 4 };
 
 function targetStore(t: UnpackTarget, j: number, e: string): string {
   const s = STRIDE[t];
   switch (t) {
+    case 'u16':
+      return `out[oi + ${j}] = ${e};`;
     case 'i16':
     case 'i32':
     case 'lo2':
@@ -180,7 +183,7 @@ function targetUnpacker(w: number, t: UnpackTarget): TargetUnpacker {
  * (ref + d·k into out). The stream must be present in `words`; the caller has checked that every
  * value the zone's range allows fits the target exactly.
  */
-export function unpackTo(words: Uint32Array, at: number, n: number, w: number, target: UnpackTarget, out: Int16Array | Int32Array, ref: number, k: number): void {
+export function unpackTo(words: Uint32Array, at: number, n: number, w: number, target: UnpackTarget, out: Uint16Array | Int16Array | Int32Array, ref: number, k: number): void {
   const blocks = w === 0 ? 0 : n >>> 5;
   if (blocks > 0) targetUnpacker(w, target)(words, at, blocks, out, ref, k);
   const done = blocks << 5;
@@ -191,11 +194,11 @@ export function unpackTo(words: Uint32Array, at: number, n: number, w: number, t
   storeRest(target, rest, n - done, out, done, ref, k);
 }
 
-function storeRest(t: UnpackTarget, d: Uint32Array, count: number, out: Int16Array | Int32Array, from: number, ref: number, k: number): void {
+function storeRest(t: UnpackTarget, d: Uint32Array, count: number, out: Uint16Array | Int16Array | Int32Array, from: number, ref: number, k: number): void {
   const s = STRIDE[t];
   const signed = t === 'sg2' || t === 'sg4';
   for (let i = 0, o = from * s; i < count; i++, o += s) {
-    const v = ref + d[i]! * k;
+    const v = t === 'u16' ? d[i]! : ref + d[i]! * k;
     out[o] = v;
     if (signed) for (let x = 1; x < s; x++) out[o + x] = v >> 31;
   }

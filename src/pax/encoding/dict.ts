@@ -18,7 +18,7 @@
  * (offsets and bytes per row) with the codes beside it as a DictionaryVector.
  */
 import type { Column, PgType } from '../../types/index.js';
-import { bitsFor, generated, pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
+import { bitsFor, generated, pack, packedBytes, scratchU32, unpack, unpackTo, wordsAt } from './bitpack.js';
 import type { Dictionary } from '../dictionary.js';
 import { Slot, type ZoneMemory } from '../zone-memory.js';
 
@@ -76,22 +76,26 @@ export function decodeDict(
   if (dOff[0] !== 0) throw bad(`first dictionary offset ${dOff[0]}, expected 0`);
   for (let e = 1; e <= d; e++) if (dOff[e]! < dOff[e - 1]!) throw bad(`dictionary offset ${e} is ${dOff[e]}, below offset ${e - 1} (${dOff[e - 1]})`);
   if (dOff[d] !== dd.byteLength) throw bad(`last dictionary offset ${dOff[d]}, expected the dictionary's ${dd.byteLength} bytes`);
-  const scratch = scratchU32(0, n);
-  unpack(wordsAt(buf, codesAt, packedBytes(n, w)), 0, n, w, scratch);
+  const codeWords = wordsAt(buf, codesAt, packedBytes(n, w));
   const codes = memory.uint16(Slot.Codes, n);
   const offsets = memory.int32(Slot.Offsets, n + 1);
   offsets[0] = 0;
   const entries: Column = { type, length: d, nullCount: 0, validity: null, values: dd, offsets: dOff, data: dd };
   const len = validity === null ? fixedLength(dOff, d) : -1;
   if (len >= 0 && len <= MAX_FIXED_COPY) {
-    // Every row has len bytes (bpchar(n), the usual case): offsets are i·len, and the bytes are
-    // copied by the length's generated loop.
-    const badRow = fixedRows(scratch, n, d, len, codes, offsets);
-    if (badRow >= 0) throw bad(`dictionary code ${scratch[badRow]} at row ${badRow}, expected < ${d}`);
+    // Every row has len bytes (bpchar(n), the usual case): the codes unpack straight into their
+    // array (checked against d unless d = 2^w, when every w-bit code is an entry), offsets are
+    // i·len, and the bytes are copied by the length's generated loop.
+    unpackTo(codeWords, 0, n, w, 'u16', codes, 0, 1);
+    const badRow = d === 2 ** w ? -1 : firstCodeAtLeast(codes, n, d);
+    if (badRow >= 0) throw bad(`dictionary code ${codes[badRow]} at row ${badRow}, expected < ${d}`);
+    for (let i = 1; i <= n; i++) offsets[i] = i * len;
     const bytes = memory.bytes(Slot.Values, n * len);
     if (len > 0) copyFixed(len, codes, n, entryWords(dd, d, len), bytes);
     return { type, length: n, nullCount: nulls, validity, values: bytes, offsets, data: bytes, dictionary: { codes, entries } };
   }
+  const scratch = scratchU32(0, n);
+  unpack(codeWords, 0, n, w, scratch);
   // Sizes first (validating every code), then one allocation for the bytes. The loops are
   // functions of their own so that V8 optimizes each whole (an on-stack-replaced loop here
   // deoptimized at the first statement after it, on every call).
@@ -113,14 +117,9 @@ function fixedLength(dOff: Int32Array, d: number): number {
   return len;
 }
 
-/** Checks and copies codes, offsets[i] = i·len; returns the first row with a bad code, or -1. */
-function fixedRows(scratch: Uint32Array, n: number, d: number, len: number, codes: Uint16Array, offsets: Int32Array): number {
-  for (let i = 0; i < n; i++) {
-    const e = scratch[i]!;
-    if (e >= d) return i;
-    codes[i] = e;
-    offsets[i + 1] = (i + 1) * len;
-  }
+/** The first row whose code is not below d, or -1. */
+function firstCodeAtLeast(codes: Uint16Array, n: number, d: number): number {
+  for (let i = 0; i < n; i++) if (codes[i]! >= d) return i;
   return -1;
 }
 

@@ -259,7 +259,7 @@ export function widen(lo: Uint32Array, hi: Uint32Array | null, n: number, ref: n
 }
 
 /** A 16- or 32-bit values array of n entries from `memory`. */
-function smallInts(form: 'i16' | 'i32', n: number, memory: ZoneMemory): Int16Array | Int32Array {
+export function smallInts(form: 'i16' | 'i32', n: number, memory: ZoneMemory): Int16Array | Int32Array {
   if (form === 'i32') return memory.int32(Slot.Values, n);
   const b = memory.bytes(Slot.Values, 2 * n);
   return new Int16Array(b.buffer, b.byteOffset, n);

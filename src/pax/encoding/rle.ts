@@ -18,8 +18,8 @@
  */
 import type { Values } from '../../types/index.js';
 import { pack, packedBytes, scratchU32, unpack, wordsAt } from './bitpack.js';
-import { type IntForm, checkBase, readSafeInt64, widen, writeSafeInt64 } from './for.js';
-import type { ZoneMemory } from '../zone-memory.js';
+import { type IntForm, checkBase, readSafeInt64, smallInts, widen, writeSafeInt64 } from './for.js';
+import { Slot, type ZoneMemory } from '../zone-memory.js';
 
 /** Body bytes of an RLE zone of r runs, w-bit values and l-bit lengths. */
 export function rleBytes(r: number, w: number, l: number): number {
@@ -89,6 +89,8 @@ export function decodeRle(buf: Uint8Array, at: number, n: number, r: number, w: 
     if (total > n) throw bad(`run ${k} ends at row ${total}, past the zone's ${n} rows`);
   }
   if (total !== n) throw bad(`runs cover ${total} rows, expected ${n}`);
+  const direct = expandRuns(values, lengths, r, n, ref, w, form, highest, memory);
+  if (direct !== null) return direct;
   // Expand in place, back to front (run k's rows end at or after entry k): values[] becomes
   // the per-row deltas that widen() turns into the column's form.
   let end = n;
@@ -99,4 +101,43 @@ export function decodeRle(buf: Uint8Array, at: number, n: number, r: number, w: 
     end = start;
   }
   return widen(values, null, n, ref, form, highest, bad, memory);
+}
+
+/**
+ * Writes each run's value straight into the column's form (as ./for.ts decodeForFused does for
+ * bit-packed rows) when every value the zone's range allows fits the target's exact arithmetic;
+ * null otherwise (then the runs are expanded to deltas and widened).
+ */
+function expandRuns(values: Uint32Array, lengths: Uint32Array, r: number, n: number, ref: number, w: number, form: IntForm, highest: number, memory: ZoneMemory): Values | null {
+  const top = ref + (2 ** w - 1);
+  if (form === 'i16' || form === 'i32') {
+    if (top > highest) return null;
+    const out = smallInts(form, n, memory);
+    for (let k = 0, i = 0; k < r; k++) {
+      const v = ref + values[k]!;
+      const end = i + lengths[k]! + 1;
+      while (i < end) out[i++] = v;
+    }
+    return out;
+  }
+  const stride = form === 'i64' ? 2 : 4;
+  if (!(ref >= -2147483648 && top <= 2147483647)) return null;
+  const bytes = memory.bytes(Slot.Values, n * stride * 4);
+  const out = new Int32Array(bytes.buffer, bytes.byteOffset, n * stride);
+  for (let k = 0, o = 0; k < r; k++) {
+    const v = ref + values[k]!;
+    const h = v >> 31;
+    const end = o + (lengths[k]! + 1) * stride;
+    if (stride === 2)
+      for (; o < end; o += 2) {
+        out[o] = v;
+        out[o + 1] = h;
+      }
+    else
+      for (; o < end; o += 4) {
+        out[o] = v;
+        out[o + 1] = out[o + 2] = out[o + 3] = h;
+      }
+  }
+  return form === 'i64' ? new BigInt64Array(bytes.buffer, bytes.byteOffset, n) : bytes;
 }
