@@ -98,9 +98,9 @@ export function sliceColumn(c: Column, start: number, len: number): Column {
     default:
       values = c.values.subarray(start, start + len) as Values;
   }
-  const out: Column = { type: c.type, length: len, nullCount, validity, values, offsets, data: c.data };
-  if (c.dictionary === undefined) return out;
-  return { ...out, dictionary: { codes: c.dictionary.codes.subarray(start, start + len), entries: c.dictionary.entries } };
+  if (c.dictionary === undefined) return { type: c.type, length: len, nullCount, validity, values, offsets, data: c.data };
+  const dictionary = { codes: c.dictionary.codes.subarray(start, start + len), entries: c.dictionary.entries };
+  return { type: c.type, length: len, nullCount, validity, values, offsets, data: c.data, dictionary };
 }
 
 export function sliceBatch(b: Batch, start: number, len: number): Batch {
