@@ -68,7 +68,8 @@ const VIEWS = new Set(['pg_roles', 'pg_user', 'pg_settings', 'pg_stat_activity',
 
 function pgAttributeRows(c: CatalogSnapshot): SystemRow[] {
   const rows: SystemRow[] = [];
-  for (const t of c.tables)
+  // A view's columns are in pg_attribute too (pgjdbc's getColumns and ResultSetMetaData read them).
+  for (const t of [...c.tables, ...listViews(c)])
     t.fields.forEach((f, i) => {
       const ti = columnTypeInfo(f.type);
       const text = f.type.id === 'text' || f.type.id === 'varchar' || f.type.id === 'bpchar';
