@@ -48,12 +48,6 @@ const KNOWN: readonly { readonly section: RegExp; readonly why: string }[] = [
   { section: /^getFunctions\(lower\)$/, why: "paxd's pg_proc lists its function library's signatures; lower, upper, length, substring … are the binder's own and not listed" },
 ];
 
-/** Per-line rewrites applied to both outputs: what differs by construction, not by behaviour. */
-const NORMALIZE: readonly { readonly from: RegExp; readonly to: string; readonly why: string }[] = [
-  { from: /(specific_name|SPECIFIC_NAME)=(\w+)_\d+/g, to: '$1=$2_<oid>', why: "pgjdbc's SPECIFIC_NAME is proname_oid: paxd derives its pg_proc OIDs (docs/FORMAT.md \"OIDs\"), PostgreSQL's are its initdb's" },
-  { from: /(remarks|REMARKS)=[^=]*? (function_type|FUNCTION_TYPE)=/g, to: '$1=<comment> $2=', why: "getFunctions' REMARKS are pg_description's comments on functions: paxd has none (PostgreSQL ships one per built-in)" },
-];
-
 let pg: Postgres;
 let db: Database;
 let srv: RunningServer;
@@ -97,8 +91,7 @@ function sectionOf(line: string): string {
 
 function sections(lines: readonly string[]): Map<string, string[]> {
   const m = new Map<string, string[]>();
-  for (const raw of lines) {
-    const line = NORMALIZE.reduce((s, n) => s.replace(n.from, n.to), raw);
+  for (const line of lines) {
     const k = sectionOf(line);
     m.set(k, [...(m.get(k) ?? []), line]);
   }
