@@ -250,8 +250,12 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return truncate(db, s);
     case 'ExplainStmt':
       return explain(db, s);
-    default:
-      return run(planQuery(await bindQuery(db, stmt)));
+    default: {
+      const bound = await bindQuery(db, stmt);
+      const r = await run(planQuery(bound));
+      // The simple protocol's RowDescription names the columns' tables too (./origin.ts).
+      return kind === 'SelectStmt' ? { ...r, fields: withOrigins(bound, r.fields) } : r;
+    }
   }
 }
 export { fieldsOf, kindOf, parseSql, str, type AstFields } from './parse.js';

@@ -35,9 +35,15 @@ function relationOid(t: Table): number {
   return tableOid(t.name, t.snapshot.incarnation ?? 1);
 }
 
-/** Targets read the FROM row only without aggregation or windows (after those they read group keys and results). */
-function readsRows(q: SelectClauses): boolean {
-  return q.grouping === null && q.windows === undefined;
+/**
+ * The FROM row's slot a target's column reads, or null: after aggregation targets read the
+ * group keys and then the aggregates, and a window's results come after the row it reads.
+ */
+function rowSlot(q: SelectClauses, slot: number): number | null {
+  if (q.windows !== undefined && slot >= q.windows.base) return null;
+  if (q.grouping === null) return slot;
+  const key = q.grouping.keys[slot];
+  return key?.kind === 'column' ? key.slot : null;
 }
 
 /** One origin (or null) per output column of `q`. */
@@ -45,12 +51,16 @@ export function fieldOrigins(q: BoundQuery): (ColumnOrigin | null)[] {
   switch (q.kind) {
     case 'select': {
       const s = q.select;
-      return s.targets.map((t) => (t.expr.kind === 'column' && readsRows(s) && s.columns[t.expr.slot] !== undefined ? tableColumn(s.table, s.columns[t.expr.slot]!) : null));
+      return s.targets.map((t) => {
+        const slot = t.expr.kind === 'column' ? rowSlot(s, t.expr.slot) : null;
+        const field = slot === null ? undefined : s.columns[slot];
+        return field === undefined ? null : tableColumn(s.table, field);
+      });
     }
     case 'join-select':
       return q.targets.map((t) => {
-        if (t.expr.kind !== 'column' || !readsRows(q)) return null;
-        const slot = q.columns[t.expr.slot];
+        const at = t.expr.kind === 'column' ? rowSlot(q, t.expr.slot) : null;
+        const slot = at === null ? undefined : q.columns[at];
         if (slot === undefined) return null;
         const leaf = q.leaves[slot.leaf]!;
         if (leaf.source.kind === 'table') return tableColumn(leaf.source.table, slot.field);

@@ -87,6 +87,20 @@ async function transcript(port: number, database: string): Promise<Record<string
       return r.columns.map((c) => ({ name: c.name, type: c.type, fromTable: c.table !== 0, number: c.number }));
     });
     await step('view', async () => rows(await sql`select * from jm_view order by id`));
+    // RowDescription's table and column of each result column (PostgreSQL's resorigtbl/resorigcol), by table name.
+    const origins = [
+      'select * from jm_other', 'select label, id from jm_other o', 'select x.label from (select label from jm_other) x', 'select s.l from (select o.label as l, 1 as k from jm_other o) s',
+      'select v.label, v.id from jm_view v', 'select a.i2, b.label from jm_all a join jm_other b on b.id = a.id', 'select label from jm_other group by label', 'select count(*) from jm_other',
+      'select id, row_number() over () from jm_other', 'select id from jm_other union select id from jm_other', 'with w as (select id from jm_other) select id from w', 'select 1 as one',
+      'select label || \'!\' as e, id + 0 as i from jm_other', 'select distinct label from jm_other', 'select o.* from jm_other o order by id limit 1',
+    ];
+    for (const q of origins)
+      await step(`origin ${q}`, async () => {
+        const r = await sql.unsafe(q);
+        const names: (string | number)[] = [];
+        for (const c of r.columns) names.push(c.table === 0 ? 0 : ((await sql`select relname from pg_class where oid = ${c.table}`)[0]?.['relname'] as string), c.number);
+        return names;
+      });
     await step('transaction committed', async () =>
       sql.begin(async (tx) => {
         await tx`insert into pj_log values (1, 'kept', '2024-01-01 00:00:00+00')`;
