@@ -126,7 +126,8 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
         return withContext(ctx, async () => {
           // Privileges are checked at each execution, as PostgreSQL's executor checks them (./access.ts).
           await authorize(db, stmt);
-          return runQuery(withParams(bound, params));
+          const r = await runQuery(withParams(bound, params));
+          return { ...r, fields: withOrigins(bound, r.fields) };
         });
       return withContext(ctx, () => execute(db, stmt));
     },
