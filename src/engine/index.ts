@@ -28,6 +28,7 @@ import { run, runQuery } from './exec/run.js';
 import { withParams } from './exec/params.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
+import { withOrigins } from './origin.js';
 import { DEFAULT_WORK_MEM, type SessionAccess, type StatementContext, withContext } from './context.js';
 import { T } from './types.js';
 import { type PgType, type TimeZone, SQLSTATE, bindParameterCount, isPaxdError } from '../types/index.js';
@@ -105,7 +106,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
   // parameters once more in the generic phase (./context.ts), which every execution reuses.
   // One that folded the statement's time (now(), CURRENT_DATE) binds again at each execution.
   const select = stmt !== null && kindOf(stmt) === 'SelectStmt' && !isSelectInto(stmt) ? await withContext(infer, () => bindQuery(db, stmt)) : null;
-  const fields = stmt === null ? null : select !== null ? queryFields(select) : await withContext(infer, () => describe(db, stmt, types));
+  const fields = stmt === null ? null : select !== null ? withOrigins(select, queryFields(select)) : await withContext(infer, () => describe(db, stmt, types));
   const resolved: readonly PgType[] = Object.freeze(types.map((t) => t ?? T.text));
   let bound = select === null || readStatementTime(infer) ? null : select;
   if (bound !== null && resolved.length > 0) {
@@ -125,7 +126,8 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
         return withContext(ctx, async () => {
           // Privileges are checked at each execution, as PostgreSQL's executor checks them (./access.ts).
           await authorize(db, stmt);
-          return runQuery(withParams(bound, params));
+          const r = await runQuery(withParams(bound, params));
+          return { ...r, fields: withOrigins(bound, r.fields) };
         });
       return withContext(ctx, () => execute(db, stmt));
     },
@@ -249,8 +251,12 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return truncate(db, s);
     case 'ExplainStmt':
       return explain(db, s);
-    default:
-      return run(planQuery(await bindQuery(db, stmt)));
+    default: {
+      const bound = await bindQuery(db, stmt);
+      const r = await run(planQuery(bound));
+      // The simple protocol's RowDescription names the columns' tables too (./origin.ts).
+      return kind === 'SelectStmt' ? { ...r, fields: withOrigins(bound, r.fields) } : r;
+    }
   }
 }
 export { fieldsOf, kindOf, parseSql, str, type AstFields } from './parse.js';

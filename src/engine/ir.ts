@@ -173,7 +173,8 @@ export interface Leaf {
   /** `one-row`: the single empty row a SELECT without FROM reads. */
   readonly source:
     | { readonly kind: 'table'; readonly table: Table }
-    | { readonly kind: 'subquery'; readonly query: BoundQuery }
+    /** `view`: the view it expands (./bind/view.ts), which RowDescription names as its columns' table (./origin.ts). */
+    | { readonly kind: 'subquery'; readonly query: BoundQuery; readonly view?: Table }
     | { readonly kind: 'one-row' }
     /** A function in FROM (./bind/function-from.ts): one column per call, then WITH ORDINALITY's int8; the calls are the FROM node's `args`. */
     | { readonly kind: 'function'; readonly calls: readonly { readonly name: string; readonly type: PgType }[]; readonly ordinality: boolean };

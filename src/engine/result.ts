@@ -13,6 +13,8 @@ export interface ResultField {
   readonly type: PgType;
   /** The type with the typmod PostgreSQL keeps (numeric(p,s)) where `type`, the engine's, lost it. */
   readonly declared?: PgType;
+  /** The stored table column it reads, for RowDescription (./origin.ts); absent when computed. */
+  readonly origin?: { readonly table: number; readonly column: number };
 }
 
 export interface QueryResult {

@@ -61,7 +61,9 @@ test('explicit parameter types win over inference; fields are described without 
   const { db } = await setupRelational();
   const p = await prepare(db, 'SELECT id, $1 AS v FROM ja WHERE id = $2', [{ id: 'int8' }, null]);
   assert.equal(p.paramTypes, [{ id: 'int8' }, { id: 'int4' }]);
-  assert.equal(p.fields, [{ name: 'id', type: { id: 'int4' } }, { name: 'v', type: { id: 'int8' } }]);
+  assert.equal(p.fields?.map(({ name, type }) => ({ name, type })), [{ name: 'id', type: { id: 'int4' } }, { name: 'v', type: { id: 'int8' } }]);
+  // id is ja's first column (RowDescription's table OID and attnum, engine/origin.ts); $1 is no table's.
+  assert.equal(p.fields?.map((f) => f.origin?.column), [1, undefined]);
   assert.equal(textRows(await p.execute([7n, 1])), [['1', '7']]);
 });
 

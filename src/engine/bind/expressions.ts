@@ -15,7 +15,7 @@ import { bindJsonAggregate, bindJsonOperator } from './json.js';
 import { isJsonAggregate } from './json-aggregates.js';
 import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf, isRegclass } from './catalog.js';
 import { bindCollate, bindRegCast, regclassOid, systemRegclass } from '../catalog/index.js';
-import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal } from './literals.js';
+import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal, inferParam } from './literals.js';
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
 import { OperatorBinder } from './operators.js';
@@ -132,6 +132,8 @@ export abstract class ExprBinder extends OperatorBinder {
     }
     const type = arrayOf(engineType(elem));
     const arg = this.expr(n.arg, mode);
+    // `$1::int4[]` types its parameter int4[], as PostgreSQL's ParameterDescription says (postgres.js serializes arrays by it).
+    inferParam(arg, type);
     if (arg.type.id === 'array' && arg.type.element!.id === elem.id) return arg;
     if (arg.kind === 'const' && (unknownLiterals.has(arg) || categoryOf(arg.type) === 'string')) {
       if (arg.value === null) return E.const(null, type);

@@ -60,7 +60,7 @@ export async function viewLeaf(db: Database, table: Table, n: AstFields, leaves:
   // The declared type (numeric(10,2)) keeps its typmod for the columns that read it, as a CTE's does.
   const fields: Field[] = want.map((f, i) => ({ name: f.name, type: got[i]!.declared ?? got[i]!.type, notNull: false, fieldId: i }));
   const source = got.length === want.length ? query : await expanding.run([...outer, name], () => withoutCtes(() => bindQuery(db, prefixOf(ast, want.length, got.length))));
-  return addLeaf(leaves, n.alias, name, fields, { kind: 'subquery', query: source }, n.location as number);
+  return addLeaf(leaves, n.alias, name, fields, { kind: 'subquery', query: source, view: table }, n.location as number);
 }
 
 /**

@@ -9,7 +9,7 @@ import { derivedOid, OID, type CatalogSnapshot, type CatalogTable, roleOid } fro
 import { type SystemRelation, type SystemRow, systemRelation } from './relation.js';
 import { columnTypeInfo, defaultExpr } from './format.js';
 import { pgTypeRows } from './pg-type.js';
-import { pgProcRows } from './pg-proc.js';
+import { pgProcRows, PROC_DESCRIPTIONS } from './pg-proc.js';
 import { settingRows } from './settings.js';
 import { listViews } from './views.js';
 import { currentContext } from '../context.js';
@@ -68,7 +68,8 @@ const VIEWS = new Set(['pg_roles', 'pg_user', 'pg_settings', 'pg_stat_activity',
 
 function pgAttributeRows(c: CatalogSnapshot): SystemRow[] {
   const rows: SystemRow[] = [];
-  for (const t of c.tables)
+  // A view's columns are in pg_attribute too (pgjdbc's getColumns and ResultSetMetaData read them).
+  for (const t of [...c.tables, ...listViews(c)])
     t.fields.forEach((f, i) => {
       const ti = columnTypeInfo(f.type);
       const text = f.type.id === 'text' || f.type.id === 'varchar' || f.type.id === 'bpchar';
@@ -194,7 +195,10 @@ const PG_CATALOG: readonly SystemRelation[] = [
   rel('pg_auth_members', none),
   rel('pg_am', pgAmRows),
   rel('pg_collation', pgCollationRows),
-  rel('pg_description', () => DESCRIPTIONS.map((d) => ({ objoid: d.objoid, classoid: d.classoid, objsubid: 0, description: d.description }))),
+  rel('pg_description', () => [
+    ...DESCRIPTIONS.map((d) => ({ objoid: d.objoid, classoid: d.classoid, objsubid: 0, description: d.description })),
+    ...PROC_DESCRIPTIONS.map((d) => ({ objoid: d.objoid, classoid: OID.pgProc, objsubid: 0, description: d.description })),
+  ]),
   rel('pg_shdescription', none),
   rel('pg_proc', pgProcRows),
   rel('pg_settings', settingRows),

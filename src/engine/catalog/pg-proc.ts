@@ -7,8 +7,9 @@ import { type PgType, typeOid } from '../../types/index.js';
 import { libraryEntries } from '../functions/registry.js';
 import { derivedOid, OID } from './snapshot.js';
 import type { SystemRow } from './relation.js';
-import { FUNCTION_NAMES, FUNCTION_PARTS } from './functions.js';
+import { FUNCTION_NAMES, FUNCTION_PARTS, SCHEMA_COMMENTS } from './functions.js';
 import { formatType } from './format.js';
+import { PG_PROCS } from './pg-proc-data.js';
 
 /** pg_type OIDs of the pseudo-types a signature may name: anyarray, "any". */
 const ANYARRAY_OID = 2277;
@@ -26,6 +27,19 @@ export function procOid(key: string): number {
   return derivedOid(`proc:${key}`);
 }
 
+/** PostgreSQL's pg_proc rows (./pg-proc-data.ts) by `proname(argtype oids)`: `split_part(25 25 23)`. */
+const PG_PROC = new Map(
+  PG_PROCS.trim()
+    .split('\n')
+    .map((line) => {
+      const [oid, name, args, ...comment] = line.split('|');
+      return [`${name}(${args})`, { oid: Number(oid), description: comment.join('|') }] as const;
+    }),
+);
+
+/** The comments on the library's functions, pg_description rows of class pg_proc (PostgreSQL's, where the signature is PostgreSQL's). */
+export const PROC_DESCRIPTIONS: { objoid: number; catalog: string; description: string }[] = [];
+
 export function pgProcRows(): readonly SystemRow[] {
   return ROWS;
 }
@@ -36,7 +50,9 @@ const ROWS: readonly SystemRow[] = Object.freeze(
     const args = e.sig.params.map(signatureTypeOid);
     const variadic = e.sig.variadic === undefined ? 0 : e.sig.variadic === 'any' ? ANY_OID : signatureTypeOid(e.sig.variadic);
     if (variadic !== 0) args.push(variadic === ANY_OID ? ANY_OID : typeOid({ id: 'array', element: e.sig.variadic as PgType }));
-    const oid = procOid(e.key);
+    const pg = PG_PROC.get(`${e.name}(${args.join(' ')})`);
+    const oid = pg?.oid ?? procOid(e.key);
+    if (pg !== undefined && pg.description !== '') PROC_DESCRIPTIONS.push({ objoid: oid, catalog: 'pg_proc', description: pg.description });
     FUNCTION_NAMES.set(oid, e.name);
     FUNCTION_PARTS.set(oid, { result: formatType(signatureTypeOid(e.sig.result), -1) ?? '', arguments: args.map((a) => formatType(a, -1)).join(', ') });
     return {
@@ -47,3 +63,4 @@ const ROWS: readonly SystemRow[] = Object.freeze(
     };
   }),
 ) as readonly SystemRow[];
+SCHEMA_COMMENTS.push(...PROC_DESCRIPTIONS);

@@ -67,6 +67,8 @@ export interface CatalogView {
   readonly oid: number;
   readonly owner: string;
   readonly columns: readonly string[];
+  /** Its columns with their types (pg_attribute rows, as PostgreSQL has for a view). */
+  readonly fields: readonly Field[];
   /** The SELECT, as pg_get_viewdef prints it. */
   readonly definition: string;
 }
@@ -140,7 +142,7 @@ export async function loadCatalog(db: Database): Promise<CatalogSnapshot> {
     const oid = tableOid(info.name, s.incarnation ?? 1);
     const owner = Object.hasOwn(state.tables, info.name) ? state.tables[info.name]!.owner : null;
     if (s.view !== undefined) {
-      views.push({ name: info.name, oid, owner: owner ?? boot, columns: t.fields.map((f) => f.name), definition: s.view.query });
+      views.push({ name: info.name, oid, owner: owner ?? boot, columns: t.fields.map((f) => f.name), fields: t.fields, definition: s.view.query });
       continue;
     }
     tables.push({ name: info.name, oid, typeOid: derivedOid(`rowtype:${info.name}:${s.incarnation ?? 1}`), fields: t.fields, rows: info.rows, bytes: info.bytes, layout: info.layout, owner: owner ?? boot });

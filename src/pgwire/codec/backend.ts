@@ -114,10 +114,12 @@ export interface FieldDescription {
   readonly declared?: PgType;
   /** 0 text (the default), 1 binary. */
   readonly format?: number;
+  /** The table column it reads (pg_class oid, attnum), else 0 and 0. */
+  readonly origin?: { readonly table: number; readonly column: number };
 }
 
 /**
- *   int16 n, then per field: name\0, int32 table oid (0), int16 column number (0),
+ *   int16 n, then per field: name\0, int32 table oid (0 if none), int16 column number (0 if none),
  *   int32 type oid, int16 typlen, int32 typmod, int16 format
  */
 export function rowDescription(fields: readonly FieldDescription[]): Buffer {
@@ -127,8 +129,8 @@ export function rowDescription(fields: readonly FieldDescription[]): Buffer {
   let off = b.writeInt16BE(fields.length, 5);
   for (const f of fields) {
     off = writeCString(b, f.name, off);
-    off = b.writeInt32BE(0, off);
-    off = b.writeInt16BE(0, off);
+    off = b.writeUInt32BE(f.origin?.table ?? 0, off);
+    off = b.writeInt16BE(f.origin?.column ?? 0, off);
     off = b.writeInt32BE(typeOid(f.type), off);
     off = b.writeInt16BE(TYPE_SIZE[f.type.id], off);
     off = b.writeInt32BE(typmodOf(f.declared ?? f.type), off);
