@@ -383,6 +383,8 @@ export function duckdbType(pgType: string): string {
   const t = pgType.toLowerCase();
   if (t === 'int8') return 'BIGINT';
   if (t === 'int4') return 'INTEGER';
+  if (t === 'int2') return 'SMALLINT';
+  if (t === 'timestamp') return 'TIMESTAMP';
   if (t === 'date') return 'DATE';
   if (t.startsWith('numeric')) return t.replace('numeric', 'DECIMAL');
   if (t.startsWith('bpchar') || t.startsWith('varchar') || t === 'text') return 'VARCHAR';

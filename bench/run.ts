@@ -38,6 +38,10 @@
  *             --skip-duckdb, --pg-timeout S)
  *   startup   paxd --help, paxd sql "select 1" and paxd ingest of a 10,000-row CSV as whole processes:
  *             median wall and CPU (user + system) ms of --runs N (5), after npm run build (--no-build)
+ *   clickbench  ClickBench's 43 queries (fixtures/clickbench/queries.sql) on the generated 105-column
+ *             hits table (test/support/hits.ts) of --rows N (1M) in paxd, PostgreSQL serial and DuckDB
+ *             (2 threads): median ms, ratios, paxd's answers checked against PostgreSQL's with ties
+ *             under LIMIT accepted (--runs N, --only q1,…, --skip-pg, --skip-duckdb, --pg-timeout S)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
  */
@@ -57,6 +61,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   metadata: () => import('./metadata.js'),
   tpch: () => import('./tpch.js'),
   startup: () => import('./startup.js'),
+  clickbench: () => import('./clickbench.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

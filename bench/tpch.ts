@@ -42,7 +42,7 @@ const QUERY_FILE = fileURLToPath(new URL('../fixtures/sql-tpch/tpch.sql', import
 type SystemId = 'paxd' | 'pgSerial' | 'pgParallel' | 'duckdb';
 const LABELS: Record<SystemId, string> = { paxd: 'paxd', pgSerial: 'PG serial', pgParallel: 'PG par.', duckdb: 'DuckDB 2t' };
 /** `cpu`: CPU ms of the whole process (all threads: user + system) per run, for the in-process paxd. */
-type Outcome = { ok: true; ms: number[]; cpu: number[]; rows: string[][] } | { ok: false; error: string };
+export type Outcome = { ok: true; ms: number[]; cpu: number[]; rows: string[][] } | { ok: false; error: string };
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const log = (s: string) => process.stderr.write(s + '\n');
@@ -178,7 +178,7 @@ export async function run(args: string[]): Promise<void> {
 }
 
 /** One warm-up run, then `runs` timed runs; a failure (any run) is the outcome. */
-async function timed(exec: (sql: string) => Promise<string[][]>, sql: string, runs: number): Promise<Outcome> {
+export async function timed(exec: (sql: string) => Promise<string[][]>, sql: string, runs: number): Promise<Outcome> {
   try {
     let rows = await exec(sql);
     const ms: number[] = [];
@@ -319,15 +319,15 @@ function readMarker(path: string): boolean {
   }
 }
 
-function median(xs: readonly number[]): number {
+export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-function fmtMs(ms: number): string {
+export function fmtMs(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms < 1000 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US');
 }
 
-function fmtRatio(x: number): string {
+export function fmtRatio(x: number): string {
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
