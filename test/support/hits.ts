@@ -207,8 +207,7 @@ class HitGenerator {
     this.counterIds[0] = BIG_COUNTER;
     for (let k = 1; k < counters; k++) {
       let id = 0;
-      do id = 1 + (mix(seed, k) % 250_000);
-      while (used.has(id));
+      for (let attempt = 0; id === 0 || used.has(id); attempt++) id = 1 + (mix(seed + attempt * 65537, k) % 250_000);
       used.add(id);
       this.counterIds[k] = id;
     }
