@@ -22,6 +22,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pgdriver from 'pg';
 import { Database } from '../../src/table/database.js';
+import type { Batch } from '../../src/types/column.js';
 import { query } from '../../src/engine/index.js';
 import { typeOid } from '../../src/pgwire/codec/oids.js';
 import { startPostgres } from '../support/pg.js';
@@ -51,10 +52,13 @@ function setup(): Promise<Env> {
   env ??= (async () => {
     const dir = tempDir('paxd-clickbench-');
     const hits = hitsTable(ROWS);
+    // Generated once for both at the CI size; at 1M rows, twice rather than held in memory.
+    const held = LONG ? null : [...hits.batches()];
+    const batches = (): Iterable<Batch> => held ?? hits.batches();
     const db = await Database.open(join(dir, 'store'));
     const table = await db.createTable('hits', hits.columns);
     const sink = table.sink();
-    for (const b of hits.batches()) await sink.write(b);
+    for (const b of batches()) await sink.write(b);
     await sink.commit();
 
     // The same rows as CSV, where the postgres OS user can read them (server-side COPY).
@@ -63,7 +67,7 @@ function setup(): Promise<Env> {
     chmodSync(dir, 0o755);
     chmodSync(csvDir, 0o755);
     const csv = join(csvDir, 'hits.csv');
-    writeBatchesCsv(hits.batches(), csv);
+    writeBatchesCsv(batches(), csv);
     chmodSync(csv, 0o644);
     const pg = await startPostgres();
     await pg.query(`DROP TABLE IF EXISTS hits; CREATE TABLE hits (${pgColumns(hits)}); COPY hits FROM '${csv}' (FORMAT csv); VACUUM (ANALYZE) hits;`);
