@@ -9,7 +9,7 @@
  *   -- SELECT * FROM (VALUES (2, 'b'), (1, 'a')) AS "*VALUES*" ORDER BY 1
  */
 import { type PgType, SQLSTATE, pgDisplayName } from '../../types/index.js';
-import { type AstFields, type AstNode, locationOf } from '../parse.js';
+import { type AstFields, type AstNode, locationOf, valuesListNodes } from '../parse.js';
 import type { Expr } from '../expr.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
 import type { BoundValues, QueryField } from '../ir.js';
@@ -37,7 +37,7 @@ export function valuesAsSelect(s: AstFields): AstFields | null {
 
 /** A bare VALUES list: its rows bound, cast to the columns' common types. */
 export function bindValues(s: AstFields): BoundValues {
-  const lists = (s.valuesLists as AstNode[]).map((l) => (l['List']?.items ?? []) as AstNode[]);
+  const lists = valuesListNodes(s.valuesLists).map((l) => (l['List']?.items ?? []) as AstNode[]);
   const width = lists[0]!.length;
   for (const l of lists)
     if (l.length !== width) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'VALUES lists must all be the same length', positionOf(locationOf(l[0] ?? { x: {} })));
