@@ -20,6 +20,7 @@ import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
 import { OperatorBinder } from './operators.js';
 import { constInList, hashedInList, inListLiteralType } from './in-list.js';
+import { constArray } from './const-list.js';
 
 export abstract class ExprBinder extends OperatorBinder {
   protected abstract aggOrderItem(o: AstFields): OrderItem;
@@ -144,6 +145,9 @@ export abstract class ExprBinder extends OperatorBinder {
 
   /** `ARRAY[a, b, …]` of constants: one array constant of the elements' common type. */
   protected arrayConstructor(n: AstFields, mode: Mode): Expr {
+    const consts = constsOf(n.elements);
+    const folded = consts === null ? null : constArray((e, w, l) => this.unify(e, w, l), (e) => this.cast(e, T.text), consts, n.location);
+    if (folded !== null) return folded;
     const items = constNodes(n.elements ?? []).map((a) => this.expr(a, mode));
     if (items.length === 0) throw new SqlError('invalid_input', SQLSTATE.indeterminate_datatype, 'cannot determine type of empty array', positionOf(n.location));
     const unified = this.unify(items.map((e) => (items.every((x) => unknownLiterals.has(x)) ? this.cast(e, T.text) : e)), 'ARRAY', n.location);

@@ -22,10 +22,10 @@ import type { PgType, Value } from '../../types/index.js';
 import { type CmpOp, type Expr, E } from '../expr.js';
 import type { ConstList } from '../parse.js';
 import { HASHABLE, MEMBERSHIP_MIN_VALUES } from '../exec/init-plans.js';
-import { castValue, fromText } from '../exec/kernels.js';
 import { categoryOf, commonType } from '../types.js';
-import { ctidExprs, engineTypeFor } from './catalog.js';
-import { literal, unknownLiterals } from './literals.js';
+import { ctidExprs } from './catalog.js';
+import { classConverter, constClasses } from './const-list.js';
+import { unknownLiterals } from './literals.js';
 
 /**
  * The type the string literals of `x IN (…)` are read as when the list's typed operands are not
@@ -87,46 +87,18 @@ export interface InListBinder {
 /**
  * `x [NOT] IN (c1, c2, …)` over a list of plain constants that came from the parser in column
  * form (../parse.ts ConstList): the hashed test that binding each constant, comparing it and
- * handing the comparisons to hashedInList gives, built in one pass over the values. 100,000
- * constants were 100,000 nodes bound, cast and compared one by one, some 100 ms of the event
- * loop on a quiet machine (issue #18).
- *
- * The constants fall into a few classes (integers, a numeric literal's int8 or numeric, unknown
- * strings, booleans, NULL): the first constant of each class is bound, cast and compared by the
- * binder itself, in the list's order, so its errors and the comparison's type are the binder's;
- * every other constant of the class takes the same conversion (the kernels `cast` folds
- * constants with), checked against that first comparison's constant. Null (bind the nodes one
- * by one) where the list is not one test of the hashed kind (hashedInList's conditions).
+ * handing the comparisons to hashedInList gives, built in one pass over the values
+ * (./const-list.ts: the first constant of each class compared by the binder, the others
+ * converted alike). 100,000 constants were 100,000 nodes bound, cast and compared one by one,
+ * some 100 ms of the event loop on a quiet machine (issue #18). Null (bind the nodes one by
+ * one) where the list is not one test of the hashed kind (hashedInList's conditions).
  */
 export function constInList(b: InListBinder, x: Expr, c: ConstList, negated: boolean, location: number): Expr | null {
   const n = c.kinds.length;
   // Conversions that depend on the value stay with the binder: ctid's canonical text, and a
   // date compared as a timestamp (a midnight constant compares as a date: dateComparison).
   if (n <= MEMBERSHIP_MIN_VALUES || unknownLiterals.has(x) || ctidExprs.has(x) || (x.kind === 'cast' && x.arg.type.id === 'date')) return null;
-  // Each constant's literal: its value and type as literal() gives them, in classes by type
-  // (by kind letter, and a numeric literal's by the type literal() gives it).
-  const lit: Value[] = new Array(n);
-  const cls = new Uint8Array(n);
-  const reps: Expr[] = [];
-  const repOf = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const kind = c.kinds[i]!;
-    const v = c.values[i]!;
-    let e: Extract<Expr, { kind: 'const' }> | null = null;
-    let key = kind;
-    if (kind === 'f') {
-      e = literal({ fval: { fval: v } }) as Extract<Expr, { kind: 'const' }>;
-      key = `f${e.type.id}`;
-      lit[i] = e.value;
-    } else lit[i] = v;
-    let k = repOf.get(key);
-    if (k === undefined) {
-      k = reps.length;
-      reps.push(e ?? literal(constLiteral(kind, v)));
-      repOf.set(key, k);
-    }
-    cls[i] = k;
-  }
+  const { values: lit, classes, reps } = constClasses(c);
   const literalType = inListLiteralType(x, reps);
   const op = negated ? '<>' : '=';
   // Per class, once its first constant is compared: how a value of the class becomes the compared constant.
@@ -135,17 +107,17 @@ export function constInList(b: InListBinder, x: Expr, c: ConstList, negated: boo
   const values: Value[] = [];
   let hasNull = false;
   for (let i = 0; i < n; i++) {
-    const k = cls[i]!;
+    const k = classes[i]!;
     let f = convert[k] ?? null;
     if (f === null) {
       const rep = reps[k]!;
       const unknown = unknownLiterals.has(rep);
       const p = b.compare(op, x, literalType !== null && unknown ? b.cast(rep, literalType, location) : rep, location);
-      if (p.kind !== 'cmp' || p.op !== op || p.right.kind !== 'const' || !HASHABLE.has(p.left.type.id) || !sameType(p.right.type, p.left.type)) return null;
+      if (p.kind !== 'cmp' || p.op !== op || !HASHABLE.has(p.left.type.id) || !sameType(p.right.type, p.left.type)) return null;
       if (left === null) left = p.left;
       else if (!sameOperand(p.left, left)) return null;
-      f = converter(unknown ? (literalType ?? x.type) : null, rep.type, p.right.type);
-      if (rep.kind !== 'const' || (rep.value === null) !== (p.right.value === null) || (rep.value !== null && !sameValue(f(rep.value), p.right.value))) return null;
+      f = classConverter(rep, p.right, unknown ? (literalType ?? x.type) : null);
+      if (f === null) return null;
       convert[k] = f;
     }
     const v = lit[i]!;
@@ -155,31 +127,4 @@ export function constInList(b: InListBinder, x: Expr, c: ConstList, negated: boo
   if (left === null) return null;
   const test = E.inSet(left, values, hasNull);
   return negated ? E.not(test) : test;
-}
-
-/** The A_Const fields literal() reads, for one constant of a ConstList (not 'f'). */
-function constLiteral(kind: string, v: Value): Parameters<typeof literal>[0] {
-  if (kind === 'i') return { ival: { ival: v } };
-  if (kind === 's') return { sval: { sval: v } };
-  if (kind === 'b') return { boolval: { boolval: v } };
-  return { isnull: true };
-}
-
-/**
- * The value chain of ./operators.ts for a constant compared with x: an unknown string read by
- * its type's input function (`readAs`, the IN list's literal type or x's), then the cast of
- * the constant to the comparison's type `to` (none when it is already of it).
- */
-function converter(readAs: PgType | null, typed: PgType, to: PgType): (v: Value) => Value {
-  const from = readAs === null ? typed : engineTypeFor(readAs);
-  const same = from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar';
-  if (readAs === null) return same ? (v) => v : (v) => castValue(from, to, v, false);
-  return same ? (v) => fromText(readAs, v as string) : (v) => castValue(from, to, fromText(readAs, v as string), false);
-}
-
-function sameValue(a: Value, b: Value): boolean {
-  if (a === b || (typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b))) return true;
-  if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array) || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
