@@ -44,6 +44,9 @@
  *             under LIMIT accepted (--runs N, --only q1,…, --skip-pg, --skip-duckdb, --pg-timeout S)
  *   inbox     the daemon's inbox: files/s and rows/s for 10,000 small files (--small N, --small-rows N)
  *             and for large ones (--large N, --large-rows N), file count after compaction
+ *   hostile   a second session's select 1 (and /health) while 100,000-constant IN / VALUES / ARRAY
+ *             statements run (--runs N) and while --uploads N (8) chunked CSV uploads of --mb M (20)
+ *             load (issue #18; --only lists|uploads)
  */
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   storage: () => import('./storage.js'),
@@ -62,6 +65,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   tpch: () => import('./tpch.js'),
   startup: () => import('./startup.js'),
   clickbench: () => import('./clickbench.js'),
+  hostile: () => import('./hostile.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

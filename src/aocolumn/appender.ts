@@ -97,7 +97,7 @@ export class AoAppender {
    * Encodes `rows` rows (one column per field, asked for in field order) into blocks and
    * appends them. Columns handed over (`owned`) may be encoded in the encoder threads.
    */
-  async writeGroupFrom(rows: number, column: (c: number) => Column, opts: { owned?: boolean } = {}): Promise<GroupJson[]> {
+  async writeGroupFrom(rows: number, column: (c: number) => Column | Promise<Column>, opts: { owned?: boolean } = {}): Promise<GroupJson[]> {
     assert(this.state === 'open', `ao_column writeGroup on a ${this.state} appender`);
     assert(!this.busy, 'ao_column writeGroup while another is running');
     this.busy = true;
@@ -116,7 +116,7 @@ export class AoAppender {
         await this.place(await encoded[c]!, this.fields[c]!, made);
       };
       for (let c = 0; c < this.fields.length; c++) {
-        const col = column(c);
+        const col = await column(c);
         const f = this.fields[c]!;
         assert(col.length === rows, `ao_column writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `ao_column writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);

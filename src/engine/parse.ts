@@ -11,6 +11,7 @@
 import type { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { loadModule, parseSync } from 'libpg-query';
+import { CONST_LIST_MIN, compactConstLists } from './const-lists.js';
 import { syntaxError } from './errors.js';
 import { outOfMemory } from './memory.js';
 import { PaxdError, SQLSTATE, stackDepthOf } from '../types/index.js';
@@ -79,7 +80,7 @@ export async function parseStatements(sql: string): Promise<ParsedStatement[]> {
   parseHook?.(sql);
   const chars = charOffsets(sql);
   try {
-    tree = (sql.length > WORKER_PARSE_CHARS ? await parseInWorker(sql) : parseSync(sql)) as typeof tree;
+    tree = (sql.length > WORKER_PARSE_CHARS ? await parseInWorker(sql) : compactConstLists(parseSync(sql), CONST_LIST_MIN)) as typeof tree;
   } catch (e) {
     if (stackDepthOf(e) !== e) throw stackDepthOf(e); // the parse tree's JSON nested too deep for JSON.parse
     const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails;
@@ -120,6 +121,84 @@ export function sourceOf(ast: AstNode): ParsedStatement | null {
  * memory fails with 53200, not the process.
  */
 export const WORKER_PARSE_CHARS = 64 * 1024;
+
+/**
+ * Lists of more constants than this travel compactly (see ConstList): an IN list, an ARRAY[…]
+ * or a VALUES of 100,000 plain constants was 300,000 objects of parse tree, 5–8 MB of JSON that
+ * the main thread read, froze and walked after the worker's parse (tens to hundreds of ms
+ * there, every other session waiting; issue #18). The binder's IN list binds one straight from
+ * the arrays (bind/in-list.ts); anything else asks `constNodes` for PostgreSQL's nodes.
+ */
+export { CONST_LIST_MIN } from './const-lists.js';
+
+/**
+ * A run of plain constants (`A_Const` nodes: no cast, no bit string) in column form, in the
+ * place of the nodes, as `{ PaxdConsts: ConstList }`:
+ *
+ *   x IN (1, 'a', NULL, 2.5)     rexpr:       { PaxdConsts: { kinds: 'isnf', values: [1, 'a', null, '2.5'], locations: [6, 9, 14, 20] } }
+ *   ARRAY[1, 2, …]               elements:    { PaxdConsts: { kinds: 'ii…', … } }
+ *   VALUES (1, 'a'), (2, 'b') …  valuesLists: { PaxdConsts: { kinds: 'isis…', width: 2, … } }   (row by row)
+ *
+ * `kinds` has one letter per constant: `i` an integer (ival, a number), `f` a numeric literal
+ * (fval, its text), `s` a string (sval), `b` a boolean, `n` NULL. `locations` are those of the
+ * nodes (characters from the start of the query string, as every location).
+ */
+export interface ConstList {
+  readonly kinds: string;
+  readonly values: readonly (number | string | boolean | null)[];
+  readonly locations: readonly number[];
+  /** For the rows of a VALUES: constants per row. */
+  readonly width?: number;
+}
+
+/** The ConstList of `x` (a field of a node), or null when it holds nodes. */
+export function constsOf(x: unknown): ConstList | null {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return null;
+  return ((x as { PaxdConsts?: ConstList }).PaxdConsts ?? null) as ConstList | null;
+}
+
+/**
+ * The nodes of a list field as PostgreSQL's parse tree has them: `items` as given, or the
+ * A_Const nodes of a ConstList (built here, for the binders that take them one by one).
+ *
+ *   constNodes(fieldsOf(inExpr).rexpr)   // [{ A_Const: { ival: { ival: 1 }, location: 6 } }, …]
+ */
+export function constNodes(items: unknown): AstNode[] {
+  const c = constsOf(items);
+  if (c === null) return items as AstNode[];
+  // Fresh nodes per call, so not frozen: no one else holds them.
+  const out: AstNode[] = new Array(c.kinds.length);
+  for (let i = 0; i < out.length; i++) out[i] = { A_Const: constFields(c.kinds[i]!, c.values[i]!, c.locations[i]!) };
+  return out;
+}
+
+/** The rows of a VALUES (`valuesLists`: nodes, or a ConstList) as PostgreSQL's `List` nodes. */
+export function valuesListNodes(valuesLists: unknown): AstNode[] {
+  const c = constsOf(valuesLists);
+  if (c === null) return valuesLists as AstNode[];
+  const all = constNodes(valuesLists);
+  const w = c.width ?? 1;
+  const rows: AstNode[] = [];
+  for (let i = 0; i < all.length; i += w) rows.push({ List: { items: all.slice(i, i + w) } });
+  return rows;
+}
+
+/** An A_Const's fields for one constant of a ConstList, as libpg-query writes them (defaults left out). */
+function constFields(kind: string, v: number | string | boolean | null, location: number): AstFields {
+  switch (kind) {
+    case 'i':
+      return { ival: v === 0 ? {} : { ival: v }, location };
+    case 'f':
+      return { fval: { fval: v }, location };
+    case 's':
+      return { sval: v === '' ? {} : { sval: v }, location };
+    case 'b':
+      return { boolval: v === true ? { boolval: true } : {}, location };
+    default:
+      return { isnull: true, location };
+  }
+}
+
 
 let parser: { worker: Worker; pending: Map<number, (a: ParseAnswer) => void>; next: number } | null = null;
 
@@ -198,7 +277,20 @@ function freezeTree<T>(root: T, chars: Int32Array | null): T {
   for (let n = todo.pop(); n !== undefined; n = todo.pop()) {
     if (typeof n !== 'object' || n === null) continue;
     if (Array.isArray(n)) for (const x of n) todo.push(x);
-    else {
+    else if ((n as { PaxdConsts?: unknown }).PaxdConsts !== undefined) {
+      // A ConstList: its byte locations made characters, no element pushed. Its arrays become
+      // invisible to the binder's generic tree walks (Object.values, for…in: the stages that
+      // look for columns, subqueries or set-returning calls, which constants hold none of),
+      // which would otherwise step through 100,000 values each; its JSON (GROUP BY's matching
+      // of equal expressions by their text without locations) stays its constants.
+      const c = (n as { PaxdConsts: { kinds: string; width?: number; values: unknown[]; locations: number[] } }).PaxdConsts;
+      if (chars !== null) for (let i = 0; i < c.locations.length; i++) c.locations[i] = toChar(chars, c.locations[i]!);
+      const { kinds, width, values, locations } = c;
+      Object.defineProperty(c, 'values', { value: Object.freeze(values), enumerable: false });
+      Object.defineProperty(c, 'locations', { value: Object.freeze(locations), enumerable: false });
+      Object.defineProperty(c, 'toJSON', { value: () => ({ kinds, values, ...(width !== undefined ? { width } : {}) }), enumerable: false });
+      Object.freeze(c);
+    } else {
       const o = n as Record<string, unknown>;
       for (const k in o) {
         const v = o[k];
@@ -238,8 +330,8 @@ export function locationOf(n: AstNode): number | undefined {
 
 /**
  * Calls `visit` on every object of a parse tree (`x`, its arrays and nested nodes), depth
- * first, except below constants: an A_Const holds no node the binder looks for, and a
- * 100,000-element IN list is 100,000 of them. A visit that returns false skips what is below
+ * first, except below constants: an A_Const (or a ConstList of them) holds no node the binder
+ * looks for, and a 100,000-element IN list is 100,000 of them. A visit that returns false skips what is below
  * that object.
  *
  *   walkAst(stmt, (o) => { if (o['TypeCast'] !== undefined) casts.push(o['TypeCast']); });
@@ -251,6 +343,6 @@ export function walkAst(x: unknown, visit: (o: Readonly<Record<string, unknown>>
     return;
   }
   const o = x as Record<string, unknown>;
-  if (o['A_Const'] !== undefined || visit(o) === false) return;
+  if (o['A_Const'] !== undefined || o['PaxdConsts'] !== undefined || visit(o) === false) return;
   for (const v of Object.values(o)) walkAst(v, visit);
 }

@@ -10,7 +10,7 @@
  *
  * The caller must not mutate a batch's buffers after writing it.
  */
-import { type Batch, type Column, columnBytes, concatRanges, type ColumnRange, type PaxdError, assert, notNullViolation, type Field, physicalOf } from '../types/index.js';
+import { type Batch, type Column, columnBytes, concatRangesYielding, type ColumnRange, type PaxdError, assert, notNullViolation, type Field, physicalOf } from '../types/index.js';
 import { type ObjectStore, type DataFileJson, type IngestedFileJson, type SnapshotJson, type TableOptionsJson, withIngested, newFileName, commit as commitSnapshot, createTable, latestSnapshot } from '../storage/index.js';
 import { PaxFileWriter } from '../pax/index.js';
 import { AoAppender } from '../aocolumn/index.js';
@@ -44,12 +44,20 @@ export interface SinkOptions {
 /** What the sink needs from a layout's writer: PaxFileWriter, or AoAppender (one stripe per `finish`). */
 interface GroupWriter {
   readonly bytesWritten: number;
-  writeGroupFrom(rows: number, column: (c: number) => Column, opts: { owned?: boolean }): Promise<unknown>;
+  writeGroupFrom(rows: number, column: (c: number) => Column | Promise<Column>, opts: { owned?: boolean }): Promise<unknown>;
   finish(pathInTable: string): Promise<DataFileJson>;
   abort(): Promise<void>;
 }
 
 export const DEFAULT_FILE_BYTES = 512 * 1024 * 1024;
+
+/**
+ * A row group's column is copied together from the batches' ranges in slices of about this
+ * many bytes, with a turn of the event loop between them (src/types/concat.ts): in the daemon
+ * the copy of a 131,072-row text column (tens of MB) was one stretch of 50-100 ms at load 25
+ * during which no other session was answered (issue #18).
+ */
+const CONCAT_SLICE_BYTES = 4 * 1024 * 1024;
 
 export interface CommitResult {
   snapshot: SnapshotJson;
@@ -175,8 +183,8 @@ export class TableSink {
       // hand it to an encoder thread), drop the ranges.
       await writer.writeGroupFrom(
         rows,
-        (c) => {
-          const col = concatRanges(this.fields[c]!.type, pending[c]!);
+        async (c) => {
+          const col = await concatRangesYielding(this.fields[c]!.type, pending[c]!, CONCAT_SLICE_BYTES);
           pending[c] = [];
           return col;
         },

@@ -81,7 +81,7 @@ export class PaxFileWriter {
    * caller can build one column at a time and drop what it buffered for it: the group then
    * never needs to exist twice in memory (sinks bound their memory this way).
    */
-  async writeGroupFrom(rows: number, column: (c: number) => Column, opts: { owned?: boolean } = {}): Promise<GroupJson> {
+  async writeGroupFrom(rows: number, column: (c: number) => Column | Promise<Column>, opts: { owned?: boolean } = {}): Promise<GroupJson> {
     assert(!this.done, 'writeGroup after finish/abort');
     assert(!this.busy, 'writeGroup while another writeGroup is running');
     this.busy = true;
@@ -100,7 +100,7 @@ export class PaxFileWriter {
         stats[String(this.fields[c]!.fieldId)] = { ...chunk.stats }; // the caller may update its copy (deletes)
       };
       for (let c = 0; c < this.fields.length; c++) {
-        const col = column(c);
+        const col = await column(c);
         const f = this.fields[c]!;
         assert(col.length === rows, `writeGroup: column ${f.name} has ${col.length} rows, expected ${rows}`);
         assert(typeName(col.type) === typeName(f.type), `writeGroup: column ${f.name} is ${typeName(col.type)}, field is ${typeName(f.type)}`);

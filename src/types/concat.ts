@@ -14,6 +14,34 @@ export interface ColumnRange {
 }
 
 export function concatRanges(type: PgType, ranges: readonly ColumnRange[]): Column {
+  const steps = concatSteps(type, ranges);
+  for (;;) {
+    const s = steps.next();
+    if (s.done === true) return s.value;
+  }
+}
+
+/**
+ * concatRanges that gives the event loop a turn (setImmediate) each time it has copied about
+ * `everyBytes` since the last one: a sink's row group of a text column is tens of MB of copying,
+ * which on the daemon's event loop kept every other session waiting (issue #18).
+ */
+export async function concatRangesYielding(type: PgType, ranges: readonly ColumnRange[], everyBytes: number): Promise<Column> {
+  const steps = concatSteps(type, ranges);
+  let since = 0;
+  for (;;) {
+    const s = steps.next();
+    if (s.done === true) return s.value;
+    since += s.value;
+    if (since >= everyBytes) {
+      since = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** The copy of concatRanges, range by range: yields the bytes each range copied. */
+function* concatSteps(type: PgType, ranges: readonly ColumnRange[]): Generator<number, Column> {
   let n = 0;
   let anyNulls = false;
   let dataBytes = 0;
@@ -62,6 +90,7 @@ export function concatRanges(type: PgType, ranges: readonly ColumnRange[]): Colu
         for (let i = 1; i <= r.length; i++) offsets[at + i] = src[r.start + i]! + shift;
         pos += end - base;
         at += r.length;
+        yield end - base + 4 * r.length;
       }
       values = data;
       break;
@@ -73,6 +102,7 @@ export function concatRanges(type: PgType, ranges: readonly ColumnRange[]): Colu
         const v = r.column.values;
         out.set(new Uint8Array(v.buffer, v.byteOffset + r.start * w, r.length * w), at * w);
         at += r.length;
+        yield r.length * w;
       }
       values = typedView(phys, out);
     }

@@ -79,7 +79,7 @@ export * from './units.js';
 export { foreignType, foreignCollation, type ForeignColumn, type ForeignTableSpec } from './foreign.js';
 export { compareNumericParts, compareValues, parseNumericText, type NumericParts } from './compare.js';
 export { INTERVAL_RANGE, US_PER_DAY, formatInterval, intervalNotStorable, intervalParts, makeInterval, parseInterval } from './interval.js';
-export { concatRanges, type ColumnRange } from './concat.js';
+export { concatRanges, concatRangesYielding, type ColumnRange } from './concat.js';
 export { isJsonWs } from './json-scan.js';
 export { foreignColumn } from './foreign.js';
 export { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';

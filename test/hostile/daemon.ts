@@ -22,8 +22,8 @@ export interface Limited {
   stop(): Promise<void>;
 }
 
-export async function serveLimited(data: string, o: { heapMb: number; http?: boolean; args?: string[]; env?: NodeJS.ProcessEnv }): Promise<Limited> {
-  const args = ['--max-old-space-size=' + o.heapMb, '--import', 'tsx', resolve(ROOT, 'test/support/cli.ts'), 'serve', '--data', data, '--listen', '127.0.0.1:0', '--http', o.http === true ? '127.0.0.1:0' : 'off', ...(o.args ?? ['--auth', 'trust'])];
+export async function serveLimited(data: string, o: { heapMb: number; http?: boolean; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<Limited> {
+  const args = ['--max-old-space-size=' + o.heapMb, ...(o.nodeArgs ?? []), '--import', 'tsx', resolve(ROOT, 'test/support/cli.ts'), 'serve', '--data', data, '--listen', '127.0.0.1:0', '--http', o.http === true ? '127.0.0.1:0' : 'off', ...(o.args ?? ['--auth', 'trust'])];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, PAXD_COMPACT_INTERVAL_MS: '0', PAXD_VACUUM_INTERVAL_MS: '0', ...o.env },

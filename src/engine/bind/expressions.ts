@@ -4,7 +4,7 @@
  * third layer of the Binder (./select.ts).
  */
 import { type PgType, type Value, PaxdError, SQLSTATE, arrayOf, formatArrayText, parseArrayText, pgDisplayName } from '../../types/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, str } from '../parse.js';
+import { type AstFields, type AstNode, type ConstList, constNodes, constsOf, fieldsOf, kindOf, locationOf, str } from '../parse.js';
 import { type Expr, BOOL, E, exprKey } from '../expr.js';
 import { T, categoryOf, engineType, isInteger } from '../types.js';
 import { aggregateNotAllowed, datatypeMismatch, notSupported, positionOf, SqlError, undefinedFunction } from '../errors.js';
@@ -19,7 +19,8 @@ import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal, infe
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
 import { OperatorBinder } from './operators.js';
-import { hashedInList, inListLiteralType } from './in-list.js';
+import { constInList, hashedInList, inListLiteralType } from './in-list.js';
+import { constArray } from './const-list.js';
 
 export abstract class ExprBinder extends OperatorBinder {
   protected abstract aggOrderItem(o: AstFields): OrderItem;
@@ -91,7 +92,7 @@ export abstract class ExprBinder extends OperatorBinder {
     const n = fieldsOf(node);
     switch (kindOf(node)) {
       case 'A_ArrayExpr': {
-        return ((n.elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+        return constNodes(n.elements ?? []).map((a) => this.expr(a, mode));
       }
       case 'TypeCast': {
         if (n.typeName.arrayBounds === undefined) break;
@@ -144,7 +145,10 @@ export abstract class ExprBinder extends OperatorBinder {
 
   /** `ARRAY[a, b, …]` of constants: one array constant of the elements' common type. */
   protected arrayConstructor(n: AstFields, mode: Mode): Expr {
-    const items = ((n.elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+    const consts = constsOf(n.elements);
+    const folded = consts === null ? null : constArray((e, w, l) => this.unify(e, w, l), (e) => this.cast(e, T.text), consts, n.location);
+    if (folded !== null) return folded;
+    const items = constNodes(n.elements ?? []).map((a) => this.expr(a, mode));
     if (items.length === 0) throw new SqlError('invalid_input', SQLSTATE.indeterminate_datatype, 'cannot determine type of empty array', positionOf(n.location));
     const unified = this.unify(items.map((e) => (items.every((x) => unknownLiterals.has(x)) ? this.cast(e, T.text) : e)), 'ARRAY', n.location);
     const type = unified[0]!.type;
@@ -160,7 +164,7 @@ export abstract class ExprBinder extends OperatorBinder {
     if (ind.length !== 1 || kindOf(ind[0]!) !== 'A_Indices' || fieldsOf(ind[0]!).is_slice === true) throw notSupported('array slices and field selection', locationOf(n.arg));
     const arg = n.arg as AstNode;
     let items: Expr[];
-    if (kindOf(arg) === 'A_ArrayExpr') items = ((fieldsOf(arg).elements ?? []) as AstNode[]).map((a) => this.expr(a, mode));
+    if (kindOf(arg) === 'A_ArrayExpr') items = constNodes(fieldsOf(arg).elements ?? []).map((a) => this.expr(a, mode));
     else if (kindOf(arg) === 'TypeCast' && fieldsOf(arg).typeName.arrayBounds !== undefined) items = this.arrayElements(arg, mode, E.const(null, T.text)) ?? [];
     else return this.arraySubscript(this.expr(arg, mode), this.expr(fieldsOf(ind[0]!).uidx as AstNode, mode), n);
     if (items.length === 0) throw notSupported('subscripts of an empty array');
@@ -279,6 +283,11 @@ export abstract class ExprBinder extends OperatorBinder {
     return e;
   }
 
+  /** `x [NOT] IN (constants…)` from the parser's column form, as one hashed test (./in-list.ts), or null. */
+  private constInList(x: Expr, c: ConstList, negated: boolean, location: number): Expr | null {
+    return constInList({ cast: (e, t, l) => this.cast(e, t, l), compare: (op, l, r, loc) => this.compare(op, l, r, loc) }, x, c, negated, location);
+  }
+
   protected aExpr(n: AstFields, mode: Mode): Expr {
     // OPERATOR(pg_catalog.~) is the built-in ~ (search_path begins with pg_catalog).
     const op = n.name === undefined ? '' : (n.name as AstNode[]).map(str).join('.').replace(/^pg_catalog\./, '');
@@ -306,7 +315,10 @@ export abstract class ExprBinder extends OperatorBinder {
       }
       case 'AEXPR_IN': {
         const l = this.expr(n.lexpr, mode);
-        const list: AstNode[] = Array.isArray(n.rexpr) ? n.rexpr : kindOf(n.rexpr) === 'List' ? fieldsOf(n.rexpr).items : [];
+        const consts = constsOf(n.rexpr);
+        const hashed = consts === null ? null : this.constInList(l, consts, op !== '=', n.location);
+        if (hashed !== null) return hashed;
+        const list: AstNode[] = consts !== null ? constNodes(n.rexpr) : Array.isArray(n.rexpr) ? n.rexpr : kindOf(n.rexpr) === 'List' ? fieldsOf(n.rexpr).items : [];
         if (list.length === 0) throw notSupported('IN (subquery)', n.location);
         const items = list.map((x) => this.expr(x, mode));
         const literalType = inListLiteralType(l, items);

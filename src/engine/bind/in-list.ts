@@ -19,9 +19,12 @@
  * is its grouping key's (HASHABLE): otherwise the comparisons stay as bound.
  */
 import type { PgType, Value } from '../../types/index.js';
-import { type Expr, E } from '../expr.js';
+import { type CmpOp, type Expr, E } from '../expr.js';
+import type { ConstList } from '../parse.js';
 import { HASHABLE, MEMBERSHIP_MIN_VALUES } from '../exec/init-plans.js';
 import { categoryOf, commonType } from '../types.js';
+import { ctidExprs } from './catalog.js';
+import { classConverter, constClasses } from './const-list.js';
 import { unknownLiterals } from './literals.js';
 
 /**
@@ -73,4 +76,55 @@ function sameOperand(a: Expr, b: Expr): boolean {
 
 function sameType(a: PgType, b: PgType): boolean {
   return a.id === b.id && a.length === b.length && a.precision === b.precision && a.scale === b.scale && a.element === undefined && b.element === undefined;
+}
+
+/** What constInList borrows from the binder: its casts and comparisons (./operators.ts). */
+export interface InListBinder {
+  cast(e: Expr, type: PgType, location: number): Expr;
+  compare(op: CmpOp, l: Expr, r: Expr, location: number): Expr;
+}
+
+/**
+ * `x [NOT] IN (c1, c2, …)` over a list of plain constants that came from the parser in column
+ * form (../parse.ts ConstList): the hashed test that binding each constant, comparing it and
+ * handing the comparisons to hashedInList gives, built in one pass over the values
+ * (./const-list.ts: the first constant of each class compared by the binder, the others
+ * converted alike). 100,000 constants were 100,000 nodes bound, cast and compared one by one,
+ * some 100 ms of the event loop on a quiet machine (issue #18). Null (bind the nodes one by
+ * one) where the list is not one test of the hashed kind (hashedInList's conditions).
+ */
+export function constInList(b: InListBinder, x: Expr, c: ConstList, negated: boolean, location: number): Expr | null {
+  const n = c.kinds.length;
+  // Conversions that depend on the value stay with the binder: ctid's canonical text, and a
+  // date compared as a timestamp (a midnight constant compares as a date: dateComparison).
+  if (n <= MEMBERSHIP_MIN_VALUES || unknownLiterals.has(x) || ctidExprs.has(x) || (x.kind === 'cast' && x.arg.type.id === 'date')) return null;
+  const { values: lit, classes, reps } = constClasses(c);
+  const literalType = inListLiteralType(x, reps);
+  const op = negated ? '<>' : '=';
+  // Per class, once its first constant is compared: how a value of the class becomes the compared constant.
+  const convert: (((v: Value) => Value) | null)[] = reps.map(() => null);
+  let left: Expr | null = null;
+  const values: Value[] = [];
+  let hasNull = false;
+  for (let i = 0; i < n; i++) {
+    const k = classes[i]!;
+    let f = convert[k] ?? null;
+    if (f === null) {
+      const rep = reps[k]!;
+      const unknown = unknownLiterals.has(rep);
+      const p = b.compare(op, x, literalType !== null && unknown ? b.cast(rep, literalType, location) : rep, location);
+      if (p.kind !== 'cmp' || p.op !== op || !HASHABLE.has(p.left.type.id) || !sameType(p.right.type, p.left.type)) return null;
+      if (left === null) left = p.left;
+      else if (!sameOperand(p.left, left)) return null;
+      f = classConverter(rep, p.right, unknown ? (literalType ?? x.type) : null);
+      if (f === null) return null;
+      convert[k] = f;
+    }
+    const v = lit[i]!;
+    if (v === null) hasNull = true;
+    else values.push(f(v));
+  }
+  if (left === null) return null;
+  const test = E.inSet(left, values, hasNull);
+  return negated ? E.not(test) : test;
 }

@@ -8,13 +8,14 @@
  *   VALUES (2, 'b'), (1, 'a') ORDER BY 1
  *   -- SELECT * FROM (VALUES (2, 'b'), (1, 'a')) AS "*VALUES*" ORDER BY 1
  */
-import { type PgType, SQLSTATE, pgDisplayName } from '../../types/index.js';
-import { type AstFields, type AstNode, locationOf } from '../parse.js';
-import type { Expr } from '../expr.js';
+import { type PgType, type Value, SQLSTATE, pgDisplayName } from '../../types/index.js';
+import { type AstFields, type AstNode, type ConstList, constsOf, locationOf, valuesListNodes } from '../parse.js';
+import { type Expr, E } from '../expr.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
 import type { BoundValues, QueryField } from '../ir.js';
 import { declaredTypes, unknownLiterals } from './literals.js';
 import { Binder } from './select.js';
+import { classConverter, constClasses } from './const-list.js';
 
 /** The FROM alias a sorted or limited VALUES is read under (PostgreSQL's name for a VALUES RTE). */
 export const VALUES_ALIAS = '*VALUES*';
@@ -37,7 +38,10 @@ export function valuesAsSelect(s: AstFields): AstFields | null {
 
 /** A bare VALUES list: its rows bound, cast to the columns' common types. */
 export function bindValues(s: AstFields): BoundValues {
-  const lists = (s.valuesLists as AstNode[]).map((l) => (l['List']?.items ?? []) as AstNode[]);
+  const consts = constsOf(s.valuesLists);
+  const folded = consts === null ? null : constValues(consts);
+  if (folded !== null) return folded;
+  const lists = valuesListNodes(s.valuesLists).map((l) => (l['List']?.items ?? []) as AstNode[]);
   const width = lists[0]!.length;
   for (const l of lists)
     if (l.length !== width) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'VALUES lists must all be the same length', positionOf(locationOf(l[0] ?? { x: {} })));
@@ -53,6 +57,37 @@ export function bindValues(s: AstFields): BoundValues {
     const type = column[0]!.type;
     const plain: PgType = same || type.length === undefined ? type : withoutLength(type);
     fields.push(Object.freeze({ name: `column${c + 1}`, type: plain, ...(same && full[0] !== type ? { declared: full[0]! } : {}) }));
+  }
+  return Object.freeze({ kind: 'values', rows: Object.freeze(rows.map((r) => Object.freeze(r))), fields: Object.freeze(fields) });
+}
+
+/**
+ * A VALUES of constants only, from the parser's column form (../parse.ts ConstList): per
+ * column, the first constant of each class bound and unified by the binder as below, every
+ * other one converted alike (./const-list.ts), so 100,000 rows are not 100,000 nodes bound
+ * one by one (issue #18). Null for the binder to take the nodes.
+ */
+function constValues(c: ConstList): BoundValues | null {
+  const width = c.width ?? 1;
+  const count = c.kinds.length / width;
+  const b = new ValuesBinder();
+  const rows: Expr[][] = Array.from({ length: count }, () => new Array<Expr>(width));
+  const fields: QueryField[] = [];
+  for (let col = 0; col < width; col++) {
+    const { values, classes, reps } = constClasses(c, col, width);
+    const outs = b.column(reps, c.locations[col]);
+    const type = outs[0]!.type;
+    const convert: ((v: Value) => Value)[] = [];
+    for (const [k, rep] of reps.entries()) {
+      const f = outs[k]!.type === type || outs[k]!.type.id === type.id ? classConverter(rep, outs[k]!, null) : null;
+      if (f === null || declaredTypes.has(outs[k]!)) return null;
+      convert.push(f);
+    }
+    for (let i = 0; i < count; i++) {
+      const v = values[i]!;
+      rows[i]![col] = E.const(v === null ? null : convert[classes[i]!]!(v), type);
+    }
+    fields.push(Object.freeze({ name: `column${col + 1}`, type }));
   }
   return Object.freeze({ kind: 'values', rows: Object.freeze(rows.map((r) => Object.freeze(r))), fields: Object.freeze(fields) });
 }

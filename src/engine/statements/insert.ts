@@ -14,7 +14,7 @@
  */
 import { Table, type Database } from '../../table/index.js';
 import { type Field, type PgType, type Value, SQLSTATE, columnOf, parseText } from '../../types/index.js';
-import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf } from '../parse.js';
+import { type AstFields, type AstNode, fieldsOf, kindOf, locationOf, valuesListNodes } from '../parse.js';
 import { bindQuery, bindValue, isUnknownLiteral, openTable, queryUnknown } from '../bind.js';
 import { notSupported, positionOf, SqlError, undefinedColumn } from '../errors.js';
 import { evaluate } from '../exec/eval.js';
@@ -41,7 +41,7 @@ export async function insert(db: Database, s: AstFields): Promise<QueryResult> {
   if (source === null) throw notSupported('INSERT … DEFAULT VALUES');
   const named = (s.cols ?? []) as AstNode[];
   // Without a column list the targets are the table's first columns, as many as the source has.
-  const lists = (source.valuesLists ?? null) as AstNode[] | null;
+  const lists = source.valuesLists === undefined ? null : valuesListNodes(source.valuesLists);
   let targets: Field[];
   let rows: (Value | undefined)[][];
   if (lists !== null) {
@@ -109,7 +109,7 @@ export async function describeInsert(db: Database, s: AstFields, types: (PgType 
   const targets = named.length > 0 ? named.map((n) => table.fields.find((f) => f.name === n)) : table.fields;
   const source = s.selectStmt === undefined ? null : fieldsOf(s.selectStmt as AstNode);
   if (source?.valuesLists !== undefined)
-    for (const l of source.valuesLists as AstNode[])
+    for (const l of valuesListNodes(source.valuesLists))
       (fieldsOf(l).items as AstNode[]).forEach((item, i) => {
         const f = targets[i];
         if (kindOf(item) === 'ParamRef' && f !== undefined) {
