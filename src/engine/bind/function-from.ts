@@ -26,7 +26,7 @@ import { type BoundQuery, type Leaf, queryFields } from '../ir.js';
 import { entryOf, isLibraryFn } from '../functions/registry.js';
 import type { RawFrom } from './scope.js';
 import { Binder } from './select.js';
-import { SELECT_SRF_ALIAS, funcNameOf } from './srf-placement.js';
+import { funcNameOf, isSelectSrfAlias } from './srf-placement.js';
 import { type LateralRef, bindCall, leafCalls, leafRefs, outerScopes } from './lateral-scope.js';
 
 /** ./query.ts's addLeaf: a leaf under its alias, column aliases applied. */
@@ -61,7 +61,7 @@ export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf,
   const source: Leaf['source'] = Object.freeze({ kind: 'function', calls: Object.freeze(bound.map((e, i) => Object.freeze({ name: names[i]!, type: e.type }))), ordinality: n.ordinality === true });
   const raw = addLeaf(leaves, alias, names[0]!, fields, source, n.location);
   const at = (raw as { leaf: number }).leaf;
-  if (alias?.aliasname === SELECT_SRF_ALIAS) leaves[at] = Object.freeze({ ...leaves[at]!, hidden: true });
+  if (isSelectSrfAlias(alias?.aliasname)) leaves[at] = Object.freeze({ ...leaves[at]!, hidden: true });
   leafCalls.set(leaves[at]!, Object.freeze(calls));
   return raw;
 }

@@ -9,8 +9,13 @@ import { isSetReturning } from '../functions/registry.js';
 import { SQLSTATE } from '../../types/index.js';
 import { SqlError, positionOf } from '../errors.js';
 
-/** The alias of the ROWS FROM that ./select-srf.ts makes of a select list's set-returning calls. */
+/** The alias of the ROWS FROM that ./select-srf.ts makes of a select list's set-returning calls (level 2 and up: nested calls). */
 export const SELECT_SRF_ALIAS = '?srf?';
+
+export const selectSrfAlias = (level: number): string => (level === 1 ? SELECT_SRF_ALIAS : `?srf${level}?`);
+
+/** Whether a FROM item's alias is one ./select-srf.ts made (hidden from `*`). */
+export const isSelectSrfAlias = (name: unknown): boolean => typeof name === 'string' && /^\?srf\d*\?$/.test(name);
 
 /** Set by ./function-from.ts right before it binds a FROM item's call: that one call may return a set. */
 export const srfScope = { next: false };
