@@ -1,7 +1,7 @@
 /**
  * The json aggregates (PostgreSQL 15 docs 9.21) and the final function each one's array_agg
  * goes to (./json.ts bindJsonAggregate); ./ast.ts asks whether a call is one of them. And the
- * json set-returning functions, which wait for set-returning function support (0A000 until then).
+ * json set-returning functions paxd does not have (0A000).
  */
 export const JSON_AGGREGATES: Readonly<Record<string, string>> = {
   json_agg: 'json_agg_final',
@@ -14,9 +14,11 @@ export function isJsonAggregate(name: string): boolean {
   return Object.hasOwn(JSON_AGGREGATES, name);
 }
 
-/** PostgreSQL 15's json/jsonb set-returning functions (docs 9.16, table 9.47): 0A000 naming them, not 42883. */
+/**
+ * PostgreSQL 15's json/jsonb set-returning functions that paxd lacks (docs 9.16, table 9.47;
+ * the others are ../functions/json-set-returning.ts): 0A000 naming them, not 42883. The
+ * populate functions take a composite type, which paxd has not; jsonb_path_query a jsonpath.
+ */
 export const JSON_SET_RETURNING: ReadonlySet<string> = new Set(
-  ('json_array_elements json_array_elements_text jsonb_array_elements jsonb_array_elements_text json_each json_each_text jsonb_each ' +
-    'jsonb_each_text json_object_keys jsonb_object_keys json_populate_record jsonb_populate_record json_populate_recordset jsonb_populate_recordset ' +
-    'json_to_record jsonb_to_record json_to_recordset jsonb_to_recordset jsonb_path_query').split(' '),
+  ('json_populate_record jsonb_populate_record json_populate_recordset jsonb_populate_recordset jsonb_path_query jsonb_path_query_array jsonb_path_query_first').split(' '),
 );

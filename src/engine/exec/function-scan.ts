@@ -5,7 +5,8 @@
  * NULL for a call that has ended, until every call has ended; a scalar call gives one row; WITH
  * ORDINALITY numbers the rows from 1 (int8). Set-returning calls are the function library's
  * `setReturning` kernels (../functions/set-returning.ts), pulled lazily, so a long series costs
- * memory for one output batch only.
+ * memory for one output batch only. A call of several columns (jsonb_each's key and value, a
+ * record function's column definition list) fills that many columns, all NULL once it ends.
  *
  *   ROWS FROM (generate_series(1, 3), unnest('{a,b}'::text[])) WITH ORDINALITY
  *   → (1, a, 1), (2, b, 2), (3, NULL, 3)
@@ -14,6 +15,7 @@ import type { PgType, Value } from '../../types/index.js';
 import type { Expr } from '../expr.js';
 import { entryOf, isLibraryFn } from '../functions/registry.js';
 import type { SetKernel } from '../functions/signature.js';
+import { RECORD_COLUMNS } from '../functions/json-set-returning.js';
 import { yieldIfDue } from '../context.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
@@ -30,20 +32,27 @@ export interface FunctionRows {
 }
 
 type CallPlan =
-  | { readonly kind: 'set'; readonly kernel: SetKernel; readonly strict: boolean; readonly args: Value[][]; readonly types: readonly PgType[] }
-  | { readonly kind: 'scalar'; readonly values: Value[] };
+  | { readonly kind: 'set'; readonly kernel: SetKernel; readonly strict: boolean; readonly args: Value[][]; readonly types: readonly PgType[]; readonly width: number; readonly rows: boolean }
+  | { readonly kind: 'scalar'; readonly values: Value[]; readonly width: 1; readonly rows: false };
 
 function planCall(e: Expr, input: RowBatch): CallPlan {
   if (e.kind === 'func' && isLibraryFn(e.fn)) {
     const { sig } = entryOf(e.fn);
-    if (sig.setReturning !== undefined) return { kind: 'set', kernel: sig.setReturning, strict: sig.strict ?? true, args: e.args.map((a) => evaluate(a, input)), types: e.args.map((a) => a.type) };
+    if (sig.setReturning !== undefined) {
+      const args = e.args.map((a) => evaluate(a, input));
+      // A record call's last argument is its column definition list (../functions/json-set-returning.ts).
+      const width = sig.record === true ? recordWidth(args[args.length - 1]![0]) : (sig.columns?.length ?? 1);
+      return { kind: 'set', kernel: sig.setReturning, strict: sig.strict ?? true, args, types: e.args.map((a) => a.type), width, rows: sig.record === true || sig.columns !== undefined };
+    }
   }
-  return { kind: 'scalar', values: evaluate(e, input) };
+  return { kind: 'scalar', values: evaluate(e, input), width: 1, rows: false };
 }
 
-const NONE: Iterator<Value> = { next: () => ({ done: true, value: undefined }) };
+const recordWidth = (v: Value | undefined): number => (JSON.parse((v as string).slice(RECORD_COLUMNS.length)) as { names: string[] }).names.length;
 
-function iteratorOf(p: CallPlan, i: number): Iterator<Value> {
+const NONE: Iterator<Value | readonly Value[]> = { next: () => ({ done: true, value: undefined }) };
+
+function iteratorOf(p: CallPlan, i: number): Iterator<Value | readonly Value[]> {
   if (p.kind === 'scalar') return [p.values[i]!][Symbol.iterator]();
   const row = p.args.map((c) => c[i]!);
   if (p.strict && row.some((v) => v === null)) return NONE;
@@ -53,7 +62,10 @@ function iteratorOf(p: CallPlan, i: number): Iterator<Value> {
 /** The function rows of every row of `input`, in chunks of up to CHUNK rows, in input order. */
 export async function* functionRows(calls: readonly Expr[], ordinality: boolean, input: RowBatch): AsyncGenerator<FunctionRows> {
   const plans = calls.map((c) => planCall(c, input));
-  const width = calls.length + (ordinality ? 1 : 0);
+  // Each call's first output column; a call of several columns (jsonb_each) yields Value[] rows.
+  const firstCol = plans.map((_p, k) => plans.slice(0, k).reduce((n, q) => n + q.width, 0));
+  const callWidth = plans.reduce((n, p) => n + p.width, 0);
+  const width = callWidth + (ordinality ? 1 : 0);
   const fresh = (): FunctionRows => ({ rows: 0, origin: [], cols: Array.from({ length: width }, () => []) });
   let out = fresh();
   for (let i = 0; i < input.rows; i++) {
@@ -70,8 +82,12 @@ export async function* functionRows(calls: readonly Expr[], ordinality: boolean,
         return r.value;
       });
       if (!live.some(Boolean)) break;
-      vals.forEach((v, k) => out.cols[k]!.push(v));
-      if (ordinality) out.cols[calls.length]!.push(BigInt(n));
+      vals.forEach((v, k) => {
+        const p = plans[k]!;
+        if (!p.rows) out.cols[firstCol[k]!]!.push(v as Value);
+        else for (let c = 0; c < p.width; c++) out.cols[firstCol[k]! + c]!.push(v === null ? null : (v as readonly Value[])[c]!);
+      });
+      if (ordinality) out.cols[callWidth]!.push(BigInt(n));
       out.origin.push(i);
       (out as { rows: number }).rows++;
       if (out.rows >= CHUNK) {

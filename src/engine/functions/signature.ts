@@ -13,8 +13,11 @@ import type { Expr } from '../expr.js';
 
 export type Kernel = (args: readonly Value[], types: readonly PgType[]) => Value;
 
-/** A set-returning function's rows (one value each) for one row of arguments (./set-returning.ts). */
-export type SetKernel = (args: readonly Value[], types: readonly PgType[]) => Iterable<Value>;
+/**
+ * A set-returning function's rows for one row of arguments (./set-returning.ts): one value each,
+ * or one Value[] each for a function of several columns (Signature `columns`, `record`).
+ */
+export type SetKernel = (args: readonly Value[], types: readonly PgType[]) => Iterable<Value | readonly Value[]>;
 
 /**
  * pg_proc.provolatile: immutable calls over constants are folded at bind time; stable ones
@@ -57,6 +60,18 @@ export interface Signature {
   readonly bind?: (args: readonly Expr[], unknown: readonly boolean[], fail: () => never) => Expr;
   /** pg_proc.proretset: the function returns a set, computed by this kernel (`kernel` is never called). */
   readonly setReturning?: SetKernel;
+  /**
+   * The named OUT columns of a set-returning function (jsonb_each: key text, value jsonb;
+   * jsonb_array_elements: value jsonb): its kernel yields one Value[] per row, and FROM names
+   * the columns so. Several columns make a record, which the select list cannot take (0A000).
+   */
+  readonly columns?: readonly { readonly name: string; readonly type: PgType }[];
+  /**
+   * Returns record (jsonb_to_record): the call's column definition list gives the columns, passed
+   * to the kernel as the trailing RECORD_COLUMNS argument that ../bind/function-from.ts appends
+   * (./json-set-returning.ts); the kernel yields one Value[] per row.
+   */
+  readonly record?: boolean;
 }
 
 /** A family's functions by name (one file per family: strings, math, regex, system, …). */
