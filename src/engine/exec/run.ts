@@ -209,9 +209,14 @@ async function runRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTra
   const ctx: RelContext = { width: q.columns.length, runQuery: runSub, trace: t === null ? null : { start: t.start, nodes: t.nodes } };
   // ORDER BY and DISTINCT over the join's stream, in bounded memory (./finish-stream.ts).
   if (agg === null && streamsFinish(q)) return finishStream(q, execRel(p.root, ctx), t === null ? null : (sorted, out) => Object.assign(t, { sortedRows: sorted, outRows: out, finishAt: performance.now() - t.start }));
+  // LIMIT alone stops reading once its rows are there (generate_series(1, 1e8) LIMIT 10 is never built whole).
+  const enough = agg === null && q.limit !== null && q.orderBy.length === 0 && !q.distinct && q.windows === undefined ? q.limit + q.offset : Infinity;
+  let read = 0;
   for await (const b of execRel(p.root, ctx)) {
     if (agg !== null) await agg.add(b);
     else batches.push(b);
+    read += b.rows;
+    if (read >= enough) break;
   }
   return agg !== null ? finishGroupBatches(q, agg, t, now) : finish(q, batches, true, t);
 }
