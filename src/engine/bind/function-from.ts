@@ -51,6 +51,8 @@ export function bindFunctionFrom(n: AstFields, leaves: Leaf[], addLeaf: AddLeaf,
     const own = it[1] !== undefined && it[1] !== null && Object.keys(it[1]).length > 0 ? (fieldsOf(it[1]).items as AstNode[]) : undefined;
     return own ?? (i === 0 && n.is_rowsfrom !== true ? (n.coldeflist as AstNode[] | undefined) : undefined);
   });
+  if (n.ordinality === true && coldefs.some((d) => d !== undefined))
+    throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'WITH ORDINALITY cannot be used with a column definition list', positionOf(n.location as number | undefined));
   let calls = items.map((it, i) => recordCall(it[0]!, coldefs[i], hidden, n.location as number | undefined));
   // unnest(a, b, …) outside ROWS FROM is ROWS FROM (unnest(a), unnest(b), …) (docs 9.19).
   if (n.is_rowsfrom !== true && calls.length === 1 && kindOf(calls[0]!) === 'FuncCall' && funcNameOf(calls[0]!) === 'unnest' && (fieldsOf(calls[0]!).args ?? []).length > 1) {
@@ -90,7 +92,9 @@ function callColumns(e: Expr, coldef: readonly AstNode[] | undefined): readonly 
  * as its trailing argument (../functions/json-set-returning.ts); any other function must not.
  */
 function recordCall(call: AstNode, coldef: readonly AstNode[] | undefined, hidden: boolean, location: number | undefined): AstNode {
-  const record = kindOf(call) === 'FuncCall' && (fieldsOf(call).args ?? []).length === 1 && (signaturesOf(funcNameOf(call))?.some((e) => e.sig.record === true) ?? false);
+  const record = kindOf(call) === 'FuncCall' && (signaturesOf(funcNameOf(call))?.some((e) => e.sig.record === true) ?? false);
+  // Another number of arguments: no such function (42883, as binding it says).
+  if (record && (fieldsOf(call).args ?? []).length !== 1) return call;
   if (!record) {
     if (coldef !== undefined) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'a column definition list is only allowed for functions returning "record"', positionOf(location));
     return call;

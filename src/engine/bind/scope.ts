@@ -303,6 +303,9 @@ export abstract class ScopeBinder {
       if (tables.length > 1) throw ambiguousColumn(name, n.location);
       if (tables.length === 1) return this.ctidExpr(tables[0]!, mode, n.location);
     }
+    // A one-column function's alias names its row, which is its value (`FROM jsonb_array_elements(j) e` → e).
+    const fnRow = hits.length === 0 ? this.leaves.findIndex((l, i) => this.isVisible(i) && l.hidden !== true && l.alias === name && l.source.kind === 'function' && l.fields.length === 1) : -1;
+    if (fnRow >= 0) return this.columnExpr(fnRow, 0, mode, n.location);
     const outer = hits.length === 0 ? lateralColumn(parts) : null;
     if (outer !== null) return outer;
     if (hits.length === 0) throw undefinedColumn(name, n.location);

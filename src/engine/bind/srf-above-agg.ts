@@ -99,7 +99,11 @@ export function srfAboveAggregate(s: AstFields, hasSrf: (x: unknown) => boolean,
     if (Array.isArray(x)) return x.map(lift);
     if (!hasSrf(x)) return Object.keys(x).length === 1 && readsRows(x) ? push(x as AstNode) : x;
     const fc = (x as Record<string, unknown>)['FuncCall'] as AstFields | undefined;
-    if (fc !== undefined && fc.over !== undefined) throw srfIn('window', firstSrfLocation(fc.args));
+    if (fc !== undefined && fc.over !== undefined) {
+      if (hasSrf(fc.args) || hasSrf(fc.agg_filter)) throw srfIn('window', firstSrfLocation([fc.args, fc.agg_filter]));
+      // PARTITION BY / ORDER BY over a call: PostgreSQL runs that ProjectSet below the WindowAgg; not built.
+      throw notSupported('set-returning functions in a window definition', firstSrfLocation(fc.over));
+    }
     if (fc !== undefined && isAggregateCall(fc)) throw srfIn('aggregate', firstSrfLocation(fc.args));
     // A node holding calls: its fields, lifted one by one.
     const [kind, fields] = Object.entries(x)[0]!;

@@ -115,14 +115,20 @@ const columnsOf = (a: readonly Value[]): RecordColumns => JSON.parse((a[a.length
 
 const toRecord = (f: Flavor): SetKernel =>
   function* (a) {
+    const c = columnsOf(a);
+    // Not strict: a NULL document is one row of NULLs.
+    if (a[0] === null) {
+      yield c.types.map(() => null);
+      return;
+    }
     const doc = tree(a[0]!, f);
     if (doc.t !== 'object') throw invalid(`cannot call populate_composite on ${scalarWord(doc)}`);
-    const c = columnsOf(a);
     yield record(doc, c.names, c.types, f, a[0] as string);
   };
 
 const toRecordset = (f: Flavor, name: string): SetKernel =>
   function* (a) {
+    if (a[0] === null) return;
     const doc = tree(a[0]!, f);
     if (doc.t !== 'array') throw invalid(`cannot call ${name} on ${f === 'jsonb' ? 'a non-array' : doc.t === 'object' ? 'an object' : 'a scalar'}`);
     const c = columnsOf(a);
@@ -145,6 +151,7 @@ function recordFn(name: string, doc: PgType, kernel: SetKernel): Signature {
   const key = `${name}(${doc.id},text)` as LibraryFn;
   return set([doc, T.text], kernel, undefined, {
     record: true,
+    strict: false,
     bind: (args: readonly Expr[], _unknown: readonly boolean[], fail: () => never): Expr => {
       const c = args[1]!;
       if (c.kind !== 'const' || typeof c.value !== 'string' || !c.value.startsWith(RECORD_COLUMNS)) fail();
