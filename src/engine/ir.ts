@@ -176,7 +176,7 @@ export interface Leaf {
     /** `view`: the view it expands (./bind/view.ts), which RowDescription names as its columns' table (./origin.ts). */
     | { readonly kind: 'subquery'; readonly query: BoundQuery; readonly view?: Table }
     | { readonly kind: 'one-row' }
-    /** A function in FROM (./bind/function-from.ts): one column per call, then WITH ORDINALITY's int8; the calls are the FROM node's `args`. */
+    /** A function in FROM (./bind/function-from.ts): each call's columns (one, or its OUT / column definition list's), then WITH ORDINALITY's int8; the calls are the FROM node's `args`. */
     | { readonly kind: 'function'; readonly calls: readonly { readonly name: string; readonly type: PgType }[]; readonly ordinality: boolean };
 }
 
