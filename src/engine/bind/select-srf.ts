@@ -69,8 +69,8 @@ const srfClauses = (s: AstFields): unknown[] => [s.targetList ?? [], s.sortClaus
  * In an aggregating or windowed query the calls run above the aggregates (./srf-above-agg.ts).
  */
 export function selectListSrfs(s0: AstFields): AstFields {
-  if (!srfClauses(s0).some(hasSrf)) return s0;
-  const s = aggregatesOrWindows(s0, srfClauses(s0)) ? srfAboveAggregate(s0, hasSrf, firstSrfLocation) : s0;
+  if (!srfClauses(s0).some(hasSrf) && !hasSrf(s0.groupClause)) return s0;
+  const s = aggregatesOrWindows(s0, srfClauses(s0)) ? srfAboveAggregate(s0, hasSrf, firstSrfLocation, isSrfNode) : s0;
   const names = ((s.targetList ?? []) as AstNode[]).map((t) => (fieldsOf(t).name as string | undefined) ?? outputName(fieldsOf(t).val as AstNode));
   let clauses = { targetList: s.targetList as AstNode[], sortClause: s.sortClause as AstNode[] | undefined, distinctClause: s.distinctClause as AstNode[] | undefined };
   const from = [...((s.fromClause ?? []) as AstNode[])];

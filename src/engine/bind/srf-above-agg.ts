@@ -14,7 +14,8 @@
  * call), so GROUP BY 1 and GROUP BY alias mean what they meant; its column alias list gives the
  * outer query names of its own. A piece is a maximal subexpression without set-returning calls
  * that reads the rows (a column, an aggregate, a window function, a subquery); constants stay in
- * the outer query, where an unknown literal keeps its type resolution by the call.
+ * the outer query, where an unknown literal keeps its type resolution by the call. GROUP BY's
+ * own calls run below the aggregate first (srfBelowAggregate).
  */
 import { SQLSTATE } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
@@ -68,11 +69,81 @@ const srfIn = (what: string, location: unknown): SqlError => {
   return e;
 };
 
+/** The alias of the ROWS FROM of GROUP BY's set-returning calls (hidden, as ./select-srf.ts's are). */
+const SRF_BELOW_ALIAS = '?srf0?';
+
+/** A node's text without its locations: two calls written alike are one grouping expression. */
+const shapeOf = (x: unknown): string => JSON.stringify(x, (k, v) => (k === 'location' ? undefined : v));
+
+/**
+ * GROUP BY over set-returning calls (`SELECT generate_series(1, 3) AS g, count(*) FROM t GROUP
+ * BY 1`): PostgreSQL runs that ProjectSet below the Agg, over the FROM rows. The calls of the
+ * grouping expressions (written there, or in the target GROUP BY names by position or alias)
+ * move into a LATERAL ROWS FROM of the query's FROM, and every call written alike in the select
+ * list, ORDER BY and DISTINCT ON reads its column. Nested calls there, and a GROUP BY name that is
+ * the alias of a target holding a call (it may be an input column instead), are 0A000.
+ */
+function srfBelowAggregate(s: AstFields, hasSrf: (x: unknown) => boolean, isSrfCall: (x: AstNode) => boolean): AstFields {
+  const targets = (s.targetList ?? []) as AstNode[];
+  const calls: AstNode[] = [];
+  const shapes: string[] = [];
+  const collect = (x: unknown): void => {
+    if (!hasSrf(x)) return;
+    if (Array.isArray(x)) return x.forEach(collect);
+    const node = x as AstNode;
+    if (Object.keys(node).length === 1 && kindOf(node) === 'FuncCall' && isSrfCall(node)) {
+      if (hasSrf(fieldsOf(node).args)) throw notSupported('nested set-returning functions in GROUP BY', fieldsOf(node).location as number);
+      const shape = shapeOf(node);
+      if (!shapes.includes(shape)) {
+        shapes.push(shape);
+        calls.push(node);
+      }
+      return;
+    }
+    Object.values(Object.keys(node).length === 1 ? fieldsOf(node) : node).forEach(collect);
+  };
+  for (const g of (s.groupClause ?? []) as AstNode[]) {
+    const f = fieldsOf(g);
+    const byPosition = kindOf(g) === 'A_Const' && f.ival !== undefined ? targets[((f.ival as AstFields).ival as number) - 1] : undefined;
+    const byName = kindOf(g) === 'ColumnRef' && (f.fields as AstNode[]).length === 1 ? targets.find((t) => fieldsOf(t).name === str((f.fields as AstNode[])[0]!)) : undefined;
+    collect(g);
+    if (byPosition !== undefined) collect(fieldsOf(byPosition).val);
+    // A bare name is an input column first (PostgreSQL's findTargetlistEntrySQL92), which only binding knows.
+    if (byName !== undefined && hasSrf(fieldsOf(byName).val)) throw notSupported('GROUP BY naming a set-returning target by its alias', f.location as number);
+  }
+  if (calls.length === 0) return s;
+  const replace = (x: unknown): unknown => {
+    if (x === null || typeof x !== 'object') return x;
+    if (Array.isArray(x)) return x.map(replace);
+    const k = shapes.indexOf(shapeOf(x));
+    if (k >= 0) return ref(SRF_BELOW_ALIAS, `c${k + 1}`, fieldsOf(x as AstNode).location);
+    return Object.fromEntries(Object.entries(x).map(([key, v]) => [key, replace(v)]));
+  };
+  const targetList = targets.map((t) => {
+    const rt = fieldsOf(t);
+    return { ResTarget: { ...rt, name: (rt.name as string | undefined) ?? outputName(rt.val as AstNode), val: replace(rt.val) } };
+  });
+  const rowsFrom: AstNode = {
+    RangeFunction: {
+      lateral: true,
+      is_rowsfrom: true,
+      functions: calls.map((c) => ({ List: { items: [c, {}] } })),
+      alias: { aliasname: SRF_BELOW_ALIAS, colnames: calls.map((_c, i) => ({ String: { sval: `c${i + 1}` } })) },
+    },
+  };
+  const out: Record<string, unknown> = { ...s, targetList, groupClause: replace(s.groupClause), fromClause: [...((s.fromClause ?? []) as AstNode[]), rowsFrom] };
+  // HAVING keeps its calls, which fail there as in PostgreSQL.
+  for (const key of ['sortClause', 'distinctClause']) if (s[key] !== undefined) out[key] = replace(s[key]);
+  return out;
+}
+
 /**
  * `s` split into an inner aggregating query and an outer one that runs the set-returning calls
  * (`hasSrf` tells which nodes hold calls the ProjectSet runs; `location` is the first call's).
  */
-export function srfAboveAggregate(s: AstFields, hasSrf: (x: unknown) => boolean, firstSrfLocation: (x: unknown) => number | undefined): AstFields {
+export function srfAboveAggregate(s0: AstFields, hasSrf: (x: unknown) => boolean, firstSrfLocation: (x: unknown) => number | undefined, isSrfCall: (x: AstNode) => boolean): AstFields {
+  const s = srfBelowAggregate(s0, hasSrf, isSrfCall);
+  if (![s.targetList, s.sortClause, s.distinctClause].some(hasSrf)) return s;
   const targets = (s.targetList ?? []) as AstNode[];
   for (const t of targets) {
     const v = fieldsOf(t).val as AstNode;
@@ -80,15 +151,6 @@ export function srfAboveAggregate(s: AstFields, hasSrf: (x: unknown) => boolean,
       throw notSupported('* beside set-returning functions in the select list of an aggregating query', fieldsOf(v).location as number);
   }
   const names = targets.map((t) => (fieldsOf(t).name as string | undefined) ?? outputName(fieldsOf(t).val as AstNode));
-  // GROUP BY over a set-returning call runs the ProjectSet below the Agg: not built.
-  for (const g of (s.groupClause ?? []) as AstNode[]) {
-    const f = fieldsOf(g);
-    const byPosition = kindOf(g) === 'A_Const' && f.ival !== undefined ? targets[((f.ival as AstFields).ival as number) - 1] : undefined;
-    const byName = kindOf(g) === 'ColumnRef' && (f.fields as AstNode[]).length === 1 ? targets.find((t) => fieldsOf(t).name === str((f.fields as AstNode[])[0]!)) : undefined;
-    const through = byPosition ?? byName;
-    if (hasSrf(g) || (through !== undefined && hasSrf(fieldsOf(through).val)))
-      throw notSupported('set-returning functions in GROUP BY', firstSrfLocation(hasSrf(g) ? g : fieldsOf(through!).val));
-  }
   const extras: AstNode[] = [];
   const push = (x: AstNode): AstNode => {
     extras.push({ ResTarget: { val: x, location: -1 } });
