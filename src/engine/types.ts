@@ -128,7 +128,8 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
     case 'numeric':
       return numericCommon(a, b);
     case 'string':
-      return a.id === 'bpchar' && b.id === 'bpchar' ? a : T.text;
+      // Two "char"s compare as bytes (chareq, charlt); bpchar pairs as bpchar; the rest as text.
+      return (a.id === 'bpchar' && b.id === 'bpchar') || (a.id === 'char' && b.id === 'char') ? a : T.text;
     case 'bool':
       return T.bool;
     case 'datetime':

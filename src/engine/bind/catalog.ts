@@ -121,7 +121,7 @@ export const ctidExprs = new WeakSet<Expr>();
 
 export function isRegclass(typeName: AstFields): boolean {
   const names = (typeName.names as AstNode[]).map(str);
-  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog');
+  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog') && typeName.arrayBounds === undefined;
 }
 
 /**
@@ -135,6 +135,7 @@ export async function openRegclasses(db: Database, casts: readonly AstFields[]):
     if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) continue;
     const text = (fieldsOf(arg).sval.sval as string | undefined) ?? '';
     if (systemRegclassOid(text) !== null) continue; // bound as its oid (../catalog/names.ts)
+    if (/^\s*(\d+|-)\s*$/.test(text)) continue; // an oid as digits, or '-' (0): no lookup
     regclassTables.set(tc, await openTable(db, relationName(text, tc.location as number), tc.location as number));
   }
 }
