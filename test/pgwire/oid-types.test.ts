@@ -43,7 +43,8 @@ let db: Database;
 let srv: RunningServer;
 
 async function client(port: number, host: string, binary: boolean): Promise<pgdriver.Client> {
-  const c = new pgdriver.Client({ host, port, user: 'postgres', database: 'postgres', types: raw, binary });
+  // `binary` asks for binary results (node-postgres's option, missing from its typings).
+  const c = new pgdriver.Client({ host, port, user: 'postgres', database: 'postgres', types: raw, binary } as pgdriver.ClientConfig);
   await c.connect();
   return c;
 }
@@ -51,7 +52,7 @@ async function client(port: number, host: string, binary: boolean): Promise<pgdr
 /** One query's types and rows, or its SQLSTATE; the extended protocol, where `binary` asks for binary results. */
 async function answer(c: pgdriver.Client, sql: string): Promise<{ types: number[]; rows: unknown[][] } | { code: string }> {
   try {
-    const r = await c.query({ text: sql, rowMode: 'array', queryMode: 'extended' } as never);
+    const r = await c.query({ text: sql, rowMode: 'array', queryMode: 'extended' } as pgdriver.QueryArrayConfig);
     return { types: r.fields.map((f) => f.dataTypeID), rows: r.rows };
   } catch (e) {
     return { code: (e as { code: string }).code };
