@@ -25,6 +25,7 @@ import type { BoundQuery } from './ir.js';
 import { readStatementTime } from './bind/functions.js';
 import { planQuery } from './plan.js';
 import { run, runQuery } from './exec/run.js';
+import { nameRegOutputs } from './catalog/index.js';
 import { withParams } from './exec/params.js';
 import { notSupported, SqlError } from './errors.js';
 import type { QueryResult, ResultField } from './result.js';
@@ -126,7 +127,7 @@ export async function prepareParsed(db: Database, stmt: AstNode | null, paramTyp
         return withContext(ctx, async () => {
           // Privileges are checked at each execution, as PostgreSQL's executor checks them (./access.ts).
           await authorize(db, stmt);
-          const r = await runQuery(withParams(bound, params));
+          const r = nameRegOutputs(await runQuery(withParams(bound, params)));
           return { ...r, fields: withOrigins(bound, r.fields) };
         });
       return withContext(ctx, () => execute(db, stmt));
@@ -253,7 +254,7 @@ async function execute(db: Database, stmt: AstNode): Promise<QueryResult> {
       return explain(db, s);
     default: {
       const bound = await bindQuery(db, stmt);
-      const r = await run(planQuery(bound));
+      const r = nameRegOutputs(await run(planQuery(bound)));
       // The simple protocol's RowDescription names the columns' tables too (./origin.ts).
       return kind === 'SelectStmt' ? { ...r, fields: withOrigins(bound, r.fields) } : r;
     }

@@ -13,7 +13,7 @@
  */
 import { type PgType, type TypeId, isDecimal128, unreachable } from '../types/index.js';
 
-export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'array' | 'other';
+export type Category = 'numeric' | 'string' | 'bool' | 'datetime' | 'timespan' | 'array' | 'oid' | 'other';
 
 const NUMERIC_RANK: Partial<Record<TypeId, number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
 
@@ -32,6 +32,12 @@ export const T = Object.freeze({
   bpchar: Object.freeze({ id: 'bpchar' }) as PgType,
   bytea: Object.freeze({ id: 'bytea' }) as PgType,
   interval: Object.freeze({ id: 'interval' }) as PgType,
+  oid: Object.freeze({ id: 'oid' }) as PgType,
+  xid: Object.freeze({ id: 'xid' }) as PgType,
+  name: Object.freeze({ id: 'name' }) as PgType,
+  char: Object.freeze({ id: 'char' }) as PgType,
+  regclass: Object.freeze({ id: 'regclass' }) as PgType,
+  regtype: Object.freeze({ id: 'regtype' }) as PgType,
 });
 
 /** The type the engine computes in: numeric(p,s) is decimal128 on disk but exact text here. */
@@ -51,7 +57,22 @@ export function categoryOf(t: PgType): Category {
     case 'text':
     case 'varchar':
     case 'bpchar':
+    case 'name':
+    case 'char':
       return 'string';
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      return 'oid';
+    case 'int2vector':
+    case 'oidvector':
+      return 'other';
     case 'bool':
       return 'bool';
     case 'date':
@@ -70,6 +91,12 @@ export function categoryOf(t: PgType): Category {
     default:
       return unreachable(t.id);
   }
+}
+
+/** The type two oid-family operands (or oid and an integer) compare in: xid stays xid, the rest oid. */
+function oidCommon(a: PgType, b: PgType): PgType | null {
+  if (a.id === 'xid' || b.id === 'xid') return a.id === b.id || isInteger(a) || isInteger(b) ? T.xid : null;
+  return a.id === b.id ? a : T.oid;
 }
 
 export function isInteger(t: PgType): boolean {
@@ -94,12 +121,15 @@ export function numericCommon(a: PgType, b: PgType): PgType {
 export function comparisonType(a: PgType, b: PgType): PgType | null {
   const ca = categoryOf(a);
   const cb = categoryOf(b);
+  // oid against an integer: the integer casts implicitly to oid (oideq); two reg* types compare as oids.
+  if ((ca === 'oid' && (cb === 'oid' || isInteger(b))) || (cb === 'oid' && isInteger(a))) return oidCommon(a, b);
   if (ca !== cb) return null;
   switch (ca) {
     case 'numeric':
       return numericCommon(a, b);
     case 'string':
-      return a.id === 'bpchar' && b.id === 'bpchar' ? a : T.text;
+      // Two "char"s compare as bytes (chareq, charlt); bpchar pairs as bpchar; the rest as text.
+      return (a.id === 'bpchar' && b.id === 'bpchar') || (a.id === 'char' && b.id === 'char') ? a : T.text;
     case 'bool':
       return T.bool;
     case 'datetime':
@@ -112,6 +142,8 @@ export function comparisonType(a: PgType, b: PgType): PgType | null {
     case 'array':
       // array = array of one element type (array_eq); paxd casts no element type to another.
       return a.element!.id === b.element!.id ? a : null;
+    case 'oid':
+      return oidCommon(a, b);
     case 'other':
       return a.id === b.id ? a : null;
     default:
@@ -150,6 +182,8 @@ export function commonType(types: readonly PgType[], untyped = false): PgType | 
       return T.interval;
     case 'array':
       return null; // arrays of different element types (the same were returned above)
+    case 'oid':
+      return oidCommon(types[0]!, types[1]!);
     case 'other':
       return types.every((t) => t.id === first.id) ? first : null;
     default:

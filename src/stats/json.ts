@@ -18,7 +18,7 @@
  * `nans` is written for float4/float8/numeric only; minExact/maxExact only when false; absent
  * min/max means "none" (or, with the exactness flag false, "unbounded").
  */
-import { type Value, type PgType, isDecimal128, Kind, kindOf, intervalNotStorable, arrayNotStorable, unreachable } from '../types/index.js';
+import { type Value, type PgType, isDecimal128, Kind, kindOf, intervalNotStorable, arrayNotStorable, objectIdNotStorable, unreachable } from '../types/index.js';
 import type { ColumnStatsJson, StatJson } from '../storage/index.js';
 import type { ColumnStats } from './types.js';
 
@@ -55,6 +55,11 @@ function encodingOf(t: PgType): Encoding {
       return 'none';
     case Kind.Interval:
       return intervalNotStorable('stats json');
+    case Kind.Oid:
+    case Kind.Name:
+    case Kind.Char:
+    case Kind.Vector:
+      return objectIdNotStorable('stats json');
     case Kind.Array:
       return arrayNotStorable('stats json');
     default:

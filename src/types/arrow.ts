@@ -42,6 +42,7 @@ import { physicalOf } from './kind.js';
 import { checkUtf8Values } from './utf8.js';
 import { intervalNotStorable } from './interval.js';
 import { arrayNotStorable } from './array.js';
+import { objectIdNotStorable } from './object-id.js';
 
 /** The Arrow type a PostgreSQL type is stored as. */
 export function arrowType(t: PgType): DataType {
@@ -79,6 +80,23 @@ export function arrowType(t: PgType): DataType {
     case 'interval':
       // A query result may have one; Arrow's month_day_nano interval is not mapped yet.
       throw unsupported('interval values in Arrow output');
+    case 'oid':
+    case 'xid':
+      return new Int64();
+    case 'name':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
+      return new Utf8();
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      // Their output is an object's name, which needs the statement's catalog.
+      throw unsupported(`${t.id} values in Arrow output (cast them to text or oid)`);
     case 'array':
       // Arrow's List is not mapped yet.
       throw unsupported('array values in Arrow output');
@@ -206,6 +224,20 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       break; // always checked (jsonb: normalized)
     case 'interval':
       return intervalNotStorable('columnFromArrow');
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+    case 'name':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
+      return objectIdNotStorable('columnFromArrow');
     case 'array':
       return arrayNotStorable('columnFromArrow');
     default:
@@ -439,6 +471,20 @@ function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Valu
       break;
     case 'interval':
       return intervalNotStorable('convertValue');
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+    case 'name':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
+      return objectIdNotStorable('convertValue');
     case 'array':
       return arrayNotStorable('convertValue');
     default:

@@ -34,6 +34,7 @@ import { PaxdError, unreachable } from './errors.js';
 import { parseArrayText } from './array.js';
 import { parseText } from './text-io.js';
 import { compareJsonb } from './json-compare.js';
+import { charByte, vectorElements } from './text/oid.js';
 import { type NumericScan, scanNumeric } from './numeric.js';
 
 /** Negative, zero or positive as a sorts before, equal to, or after b. */
@@ -46,6 +47,15 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
     case 'int8':
     case 'timestamp':
     case 'timestamptz':
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
       return (a as bigint) < (b as bigint) ? -1 : (a as bigint) > (b as bigint) ? 1 : 0;
     case 'float4':
     case 'float8':
@@ -55,6 +65,7 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
     case 'text':
     case 'varchar':
     case 'json':
+    case 'name':
       return compareCodePoints(a as string, b as string);
     case 'jsonb':
       return compareJsonb(a as string, b as string);
@@ -70,9 +81,23 @@ export function compareValues(type: PgType, a: Value, b: Value): number {
       return compareInterval(a as Uint8Array, b as Uint8Array);
     case 'array':
       return compareArrays(type.element!, a as string, b as string);
+    case 'char':
+      return charByte(a as string) - charByte(b as string);
+    case 'int2vector':
+    case 'oidvector':
+      return compareVectors(a as string, b as string);
     default:
       return unreachable(type.id);
   }
+}
+
+/** oidvectorcmp: the shorter first, then element by element. */
+function compareVectors(a: string, b: string): number {
+  const x = vectorElements(a);
+  const y = vectorElements(b);
+  if (x.length !== y.length) return x.length - y.length;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
 }
 
 /** array_cmp of two one-dimensional arrays' texts. */

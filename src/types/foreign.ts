@@ -28,6 +28,8 @@ export function foreignCollation(t: PgType): 'C' | null {
     case 'varchar':
     case 'bpchar':
       return 'C';
+    case 'name':
+      return 'C';
     case 'int2':
     case 'int4':
     case 'int8':
@@ -42,6 +44,18 @@ export function foreignCollation(t: PgType): 'C' | null {
     case 'uuid':
     case 'jsonb':
     case 'json':
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
     case 'interval':
     case 'array':
       return null;

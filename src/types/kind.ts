@@ -39,6 +39,14 @@ export const Kind = {
   Array: 18,
   /** json: its text as written (validated on input). */
   Json: 19,
+  /** oid, xid and the reg* types: unsigned 32-bit values as bigints (./text/oid.ts). */
+  Oid: 20,
+  /** name: text of at most 63 bytes. */
+  Name: 21,
+  /** "char": its output text. */
+  Char: 22,
+  /** int2vector, oidvector: their text. */
+  Vector: 23,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
@@ -64,6 +72,10 @@ export const PHYSICAL: Readonly<Record<Kind, Physical>> = Object.freeze({
   [Kind.Interval]: 'fixed16',
   [Kind.Array]: 'var',
   [Kind.Json]: 'var',
+  [Kind.Oid]: 'i64',
+  [Kind.Name]: 'var',
+  [Kind.Char]: 'var',
+  [Kind.Vector]: 'var',
 });
 
 export function kindOf(t: PgType): Kind {
@@ -106,6 +118,23 @@ export function kindOf(t: PgType): Kind {
       return Kind.Interval;
     case 'array':
       return Kind.Array;
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      return Kind.Oid;
+    case 'name':
+      return Kind.Name;
+    case 'char':
+      return Kind.Char;
+    case 'int2vector':
+    case 'oidvector':
+      return Kind.Vector;
     default:
       return unreachable(t.id);
   }

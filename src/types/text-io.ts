@@ -17,6 +17,7 @@
  *   text/bytea.ts      bytea                   text/uuid.ts       uuid
  *   text/jsonb.ts      json jsonb              numeric.ts         numeric, numeric(p,s)
  *   datetime.ts        date timestamp[tz]      interval.ts        interval
+ *   text/oid.ts        oid xid reg* name "char" int2vector oidvector
  *   array.ts           T[] (element by element, with the element type's input and output)
  *
  * Sources cited there are files of the PostgreSQL 15 tree: utils/adt/numutils.c (integers),
@@ -24,7 +25,7 @@
  * timestamp.c, datetime.c, common/jsonapi.c + utils/adt/jsonb.c, common/d2s.c + f2s.c.
  */
 import type { Value } from './column.js';
-import { assert, unreachable } from './errors.js';
+import { assert, unreachable, unsupported } from './errors.js';
 import type { PgType } from './type.js';
 import { type TimeZone, UTC } from './timezone.js';
 import { formatInterval, parseIntervalValue } from './interval.js';
@@ -39,6 +40,7 @@ import { formatBytea, parseBytea } from './text/bytea.js';
 import { formatUuid, parseUuid } from './text/uuid.js';
 import { parseJson, parseJsonb } from './text/jsonb.js';
 import { formatArrayText, parseArrayText } from './array.js';
+import { formatOid, parseChar, parseName, parseOid, parseVector, parseXid } from './text/oid.js';
 
 export { formatFloat4, formatFloat8 } from './text/floats.js';
 export { formatDecimal, parseDecimal, parseNumeric } from './numeric.js';
@@ -83,6 +85,26 @@ export function parseText(type: PgType, text: string, zone: TimeZone = UTC): Val
       return parseJson(text);
     case 'interval':
       return parseIntervalValue(text);
+    case 'oid':
+      return parseOid(text);
+    case 'xid':
+      return parseXid(text);
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      return parseRegDigits(type.id, text);
+    case 'name':
+      return parseName(text);
+    case 'char':
+      return parseChar(text);
+    case 'int2vector':
+      return parseVector('int2', text);
+    case 'oidvector':
+      return parseVector('oid', text);
     case 'array':
       return parseArray(type.element!, text, zone);
     default:
@@ -125,10 +147,37 @@ export function formatText(type: PgType, v: Value, zone: TimeZone = UTC): string
     case 'interval':
       return formatInterval(v as Uint8Array);
     case 'array':
+    case 'name':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
       return v as string;
+    case 'oid':
+    case 'xid':
+      return formatOid(v as bigint);
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      // A reg* value is its oid; the engine prints names (src/engine/catalog/names.ts) and hands
+      // a result column of them over as their text.
+      return typeof v === 'string' ? v : formatOid(v as bigint);
     default:
       return unreachable(type.id);
   }
+}
+
+/**
+ * A reg* type's input without the catalog: digits only (regclassin's numeric path, oidin's
+ * rules). A name needs the catalog, which the engine resolves before this (src/engine/catalog/names.ts).
+ */
+function parseRegDigits(id: string, text: string): bigint {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return parseOid(t);
+  throw unsupported(`${id} input by name outside a statement (the catalog resolves it)`);
 }
 
 /**

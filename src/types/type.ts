@@ -19,6 +19,8 @@
  *   uuid                fixed_size_binary(16)      Uint8Array, 16 bytes per value
  *   jsonb               utf8 (normalized text)     offsets Int32Array + data Uint8Array
  *   json                utf8 (text as written)     offsets Int32Array + data Uint8Array
+ *   oid xid reg*       —                          BigInt64Array (unsigned 32-bit values; expressions and catalogs)
+ *   name "char" int2vector oidvector  —            offsets Int32Array + data Uint8Array (their text)
  *   T[] (expressions)   —                          offsets Int32Array + data Uint8Array (array_out text, ./array.ts)
  */
 import { unreachable } from './errors.js';
@@ -41,6 +43,23 @@ export type TypeId =
   | 'uuid'
   | 'jsonb'
   | 'json'
+  /** The object identifier types (PostgreSQL 15 docs 8.19): unsigned 32-bit, in expressions and catalog columns (./text/oid.ts). */
+  | 'oid'
+  | 'xid'
+  | 'regclass'
+  | 'regtype'
+  | 'regproc'
+  | 'regprocedure'
+  | 'regnamespace'
+  | 'regrole'
+  | 'regoper'
+  /** Identifiers: text of at most 63 bytes, compared byte-wise (collation C). */
+  | 'name'
+  /** "char": one byte, its output text ('' for the zero byte, \ooo past 127). */
+  | 'char'
+  /** int2vector and oidvector: their text ('1 2'), the catalog's argument and key lists. */
+  | 'int2vector'
+  | 'oidvector'
   /** Computed in SQL expressions only (./interval.ts); no column has it, so TYPE_IDS omits it. */
   | 'interval'
   /** One-dimensional arrays of `element`, computed in expressions only (./array.ts); TYPE_IDS omits it. */
@@ -141,6 +160,21 @@ export function pgDisplayName(t: PgType): string {
       return 'json';
     case 'interval':
       return 'interval';
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+    case 'name':
+    case 'int2vector':
+    case 'oidvector':
+      return t.id;
+    case 'char':
+      return '"char"';
     case 'array':
       return `${pgDisplayName(t.element!)}[]`;
     default:
@@ -158,6 +192,8 @@ export function typeName(t: PgType): string {
       return t.precision !== undefined ? `numeric(${t.precision},${t.scale ?? 0})` : 'numeric';
     case 'array':
       return `${typeName(t.element!)}[]`;
+    case 'char':
+      return '"char"';
     default:
       return t.id;
   }

@@ -55,8 +55,7 @@ function duckType(t: PgType): string {
       return t.precision === undefined ? 'VARCHAR' : `DECIMAL(${t.precision},${t.scale ?? 0})`;
     case 'uuid':
       return 'UUID'; // FIXED_LEN_BYTE_ARRAY(16) annotated with the UUID logical type
-    case 'interval':
-    case 'array':
+    default:
       throw new Error(`${t.id} is not a storable type`);
   }
 }

@@ -18,6 +18,7 @@ import type { Column, Value } from '../../src/types/column.js';
 import { type Field, type PgType, type TypeId, TYPE_IDS } from '../../src/types/type.js';
 import { intervalNotStorable } from '../../src/types/interval.js';
 import { arrayNotStorable } from '../../src/types/array.js';
+import { objectIdNotStorable } from '../../src/types/object-id.js';
 import { unreachable } from '../../src/types/errors.js';
 
 /** mulberry32: tiny, fast, good enough for test data; fully determined by the 32-bit seed. */
@@ -321,6 +322,20 @@ export function randomValue(type: PgType, rng: Rng): Value {
       return randomJsonb(rng, 0);
     case 'interval':
       return intervalNotStorable('randomValue');
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+    case 'name':
+    case 'char':
+    case 'int2vector':
+    case 'oidvector':
+      return objectIdNotStorable('randomValue');
     case 'array':
       return arrayNotStorable('randomValue');
     default:

@@ -4,7 +4,7 @@
  * binder knows (aggregates with their result types, PostgreSQL 15 docs 9.21).
  */
 import type { Database, Table } from '../../table/index.js';
-import { type PgType, PaxdError, SQLSTATE, arrayOf, parseTypeName, pgDisplayName, unreachable } from '../../types/index.js';
+import { type PgType, PaxdError, SQLSTATE, arrayOf, objectIdTypeNamed, parseTypeName, pgDisplayName, unreachable } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import type { ArithOp, CmpOp, Expr } from '../expr.js';
 import { T, categoryOf, engineType, isFloat, isInteger } from '../types.js';
@@ -91,12 +91,19 @@ export function checkCast(from: PgType, to: PgType, location?: number): void {
   const ct = categoryOf(to);
   // Text converts to and from every type through the types' text I/O (PostgreSQL's I/O casts).
   if (cf === 'string' || ct === 'string') return;
-  if (cf === ct && (cf !== 'other' || from.id === to.id)) return;
+  if (cf === ct && (cf !== 'other' || from.id === to.id) && (cf !== 'oid' || objectIdCasts(from, to))) return;
+  // Integers to oid and the reg* types; oid and the reg* types to int4 and int8 (pg_cast).
+  if ((isInteger(from) && ct === 'oid' && to.id !== 'xid') || (cf === 'oid' && from.id !== 'xid' && (to.id === 'int4' || to.id === 'int8'))) return;
   // pg_cast has these, paxd does not evaluate them; every other pair has no cast (42846).
   if ((cf === 'bool' && to.id === 'int4') || (from.id === 'int4' && ct === 'bool')) return;
   // json ↔ jsonb, and jsonb to a number or a boolean (jsonb_numeric, jsonb_bool …: a scalar of that kind).
   if ((from.id === 'json' && to.id === 'jsonb') || (from.id === 'jsonb' && (to.id === 'json' || ct === 'numeric' || ct === 'bool'))) return;
   throw new SqlError('invalid_input', SQLSTATE.cannot_coerce, `cannot cast type ${pgDisplayName(from)} to ${pgDisplayName(to)}`, positionOf(location));
+}
+
+/** Among the oid family, pg_cast has oid to and from each reg* type, nothing else (xid has none). */
+function objectIdCasts(from: PgType, to: PgType): boolean {
+  return from.id === to.id || (from.id === 'oid' && to.id !== 'xid') || (to.id === 'oid' && from.id !== 'xid');
 }
 
 export function engineTypeFor(t: PgType): PgType {
@@ -114,7 +121,7 @@ export const ctidExprs = new WeakSet<Expr>();
 
 export function isRegclass(typeName: AstFields): boolean {
   const names = (typeName.names as AstNode[]).map(str);
-  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog');
+  return names[names.length - 1] === 'regclass' && (names.length === 1 || names[0] === 'pg_catalog') && typeName.arrayBounds === undefined;
 }
 
 /**
@@ -128,6 +135,7 @@ export async function openRegclasses(db: Database, casts: readonly AstFields[]):
     if (kindOf(arg) !== 'A_Const' || fieldsOf(arg).sval === undefined) continue;
     const text = (fieldsOf(arg).sval.sval as string | undefined) ?? '';
     if (systemRegclassOid(text) !== null) continue; // bound as its oid (../catalog/names.ts)
+    if (/^\s*(\d+|-)\s*$/.test(text)) continue; // an oid as digits, or '-' (0): no lookup
     regclassTables.set(tc, await openTable(db, relationName(text, tc.location as number), tc.location as number));
   }
 }
@@ -149,6 +157,8 @@ export function typeOf(typeName: AstFields): PgType {
     const c = fieldsOf(m);
     return (c.ival?.ival as number | undefined) ?? 0;
   });
+  const objectId = mods.length === 0 ? objectIdTypeNamed((tn.names as AstNode[]).map(str).filter((s, _i, all) => s !== 'pg_catalog' || all.length === 1)) : null;
+  if (objectId !== null) return objectId;
   const name = names.join('.') + (mods.length > 0 ? `(${mods.join(',')})` : '');
   if (/^(interval|time|timetz)\b/.test(name)) throw notSupported(`type ${names.join('.')}`, tn.location);
   try {

@@ -14,7 +14,7 @@ import { bindFunction, bindIntervalCast, bindMinMax, bindSqlValueFunction, isInt
 import { bindJsonAggregate, bindJsonOperator } from './json.js';
 import { isJsonAggregate } from './json-aggregates.js';
 import { AGGREGATES, UNSUPPORTED_AGGREGATES, AGGREGATE_ALIAS, ARITH, CMP, aggregateType, regclassTables, regclassExprs, typeOf, isRegclass } from './catalog.js';
-import { bindCollate, bindRegCast, regclassOid, systemRegclass } from '../catalog/index.js';
+import { bindCollate, regclassOid, systemRegclass } from '../catalog/index.js';
 import { unknownLiterals, paramRef, isUnknownText, resolveUnknown, literal, inferParam } from './literals.js';
 import { outputName, hasAggregate, safeBind } from './ast.js';
 import type { Mode } from './scope.js';
@@ -213,7 +213,7 @@ export abstract class ExprBinder extends OperatorBinder {
       case 'A_Const':
         return literal(n);
       case 'TypeCast': {
-        const sys = (isRegclass(n.typeName) ? systemRegclass(n) : null) ?? bindRegCast(n, () => this.expr(n.arg, mode), (e, t) => this.cast(e, t, n.location));
+        const sys = isRegclass(n.typeName) ? systemRegclass(n) : null;
         if (sys !== null) return sys;
         const rc = regclassTables.get(n);
         if (rc !== undefined) {

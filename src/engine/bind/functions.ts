@@ -232,11 +232,11 @@ export function bindSqlValueFunction(n: AstFields): Expr {
     case 'SVFOP_CURRENT_ROLE':
     case 'SVFOP_USER':
     case 'SVFOP_SESSION_USER':
-      return E.const(currentContext()?.user ?? 'paxd', T.text);
+      return E.const(currentContext()?.user ?? 'paxd', T.name);
     case 'SVFOP_CURRENT_CATALOG':
-      return E.const('paxd', T.text);
+      return E.const('paxd', T.name);
     case 'SVFOP_CURRENT_SCHEMA':
-      return E.func('current_schema()', [], T.text);
+      return E.func('current_schema()', [], T.name);
     default:
       throw notSupported(String(n.op).replace(/^SVFOP_/, '').replace(/_N$/, '').toLowerCase(), n.location);
   }

@@ -3,7 +3,7 @@
  * ../types.ts), casts folded for constants, LIKE and regular expressions, ||. The second layer
  * of the Binder (./select.ts).
  */
-import { type PgType, pgDisplayName } from '../../types/index.js';
+import { type PgType, isRegType, pgDisplayName } from '../../types/index.js';
 import { type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { type ArithOp, type CmpOp, type Expr, BOOL, E } from '../expr.js';
 import { T, categoryOf, commonType, comparisonType, engineType, isFloat, numericCommon } from '../types.js';
@@ -87,7 +87,9 @@ export abstract class OperatorBinder extends ScopeBinder {
 
   /** A cast to `type`, folded when the argument is a constant (so scans can use it); `explicit` for one written in SQL. */
   protected cast(e: Expr, type: PgType, location?: number, explicit = false): Expr {
-    inferParam(e, type);
+    // `$1::regtype` takes its parameter as text: the name is read by the catalog at execution
+    // (../catalog/reg-io.ts), which the wire's parameter decoding has no access to.
+    inferParam(e, isRegType(type) ? T.text : type);
     const to = engineType(type);
     // numeric(p,s): the engine computes in unconstrained numeric, then rounds and checks (apply_typmod).
     if (to !== type && type.id === 'numeric' && type.precision !== undefined) {

@@ -21,7 +21,6 @@ import { WindowBinding, windowOnlyWithoutOver } from './window.js';
 import { distinctOnOf } from './distinct-on.js';
 import { type GroupingSets, finishGroupingSets, groupingFunc, groupingSetsOf } from './grouping-sets.js';
 import { checkSrfPlacement } from './srf-placement.js';
-import { checkRegOutput } from '../catalog/index.js';
 
 export class Binder extends ExprBinder {
   /** Window function calls of the SELECT being bound (./window.ts). */
@@ -96,7 +95,7 @@ export class Binder extends ExprBinder {
         }
         continue;
       }
-      const e = checkRegOutput(val, resolveUnknown(this.expr(val, mode)));
+      const e = resolveUnknown(this.expr(val, mode));
       targets.push(target((rt.name as string | undefined) ?? outputName(val), e));
     }
     this.win.allowed = false;

@@ -7,4 +7,4 @@ export { prepareCatalog, systemLeaf, systemRelationOf, SCHEMAS } from './bind.js
 export { CATALOG_FUNCTIONS, sizePretty } from './functions.js';
 export { tableOid, derivedOid, OID } from './snapshot.js';
 export { listViews, type CatalogView } from './views.js';
-export { bindCollate, bindRegCast, checkRegOutput, regclassOid, systemRegclass, systemRegclassOid } from './names.js';
+export { bindCollate, nameRegOutputs, regclassOid, systemRegclass, systemRegclassOid } from './names.js';

@@ -4,14 +4,15 @@
  * a column a generator leaves out takes its type's neutral value (0, false, '' for "char",
  * NULL for the rest), which is what PostgreSQL stores for the features paxd lacks.
  *
- * The type mapping (PostgreSQL 15 docs 8.19 "Object Identifier Types", 8.3 for "char" and name):
- *
- *   oid, xid                   int8   (unsigned 32-bit values; int8 holds them all)
- *   name, "char", regproc      text   (regproc: the function's name, its output; information_schema's domains: their base types)
- *   oidvector, int2vector      text   (their output: '23 25')
- *   aclitem[], pg_node_tree    text[] / text
+ * The columns have PostgreSQL's types (PostgreSQL 15 docs 8.19 "Object Identifier Types", 8.3
+ * for "char" and name): oid, xid, regproc, name, "char", int2vector and oidvector are paxd's own
+ * (src/types/text/oid.ts); information_schema's domains are their base types, as RowDescription
+ * names them (sql_identifier is name, character_data and yes_or_no varchar). A regproc column's
+ * rows give function names ('int4in', '-' for none), kept as oids that print them (./reg-io.ts).
+ * Stand-ins remain for types paxd lacks: aclitem[] is text[], pg_node_tree text.
  */
-import { type PgType, type Value, arrayOf, formatArrayText, internalError, parseTypeName } from '../../types/index.js';
+import { type PgType, type Value, arrayOf, formatArrayText, internalError, isOidType, parseName, parseTypeName } from '../../types/index.js';
+import { regprocOf } from './object-names.js';
 import { T } from '../types.js';
 import { SYSTEM_COLUMNS } from './columns-data.js';
 import type { CatalogSnapshot } from './snapshot.js';
@@ -34,26 +35,30 @@ export interface SystemRelation {
 }
 
 const INT8 = parseTypeName('int8');
+const VARCHAR: PgType = Object.freeze({ id: 'varchar' });
 
 function engineTypeOf(pg: string): PgType {
   if (pg.endsWith('[]')) return arrayOf(engineTypeOf(pg.slice(0, -2)));
   switch (pg) {
     case 'oid':
     case 'xid':
-      return INT8;
     case 'regproc':
     case 'name':
-    case '"char"':
-    case 'text':
-    case 'oidvector':
     case 'int2vector':
+    case 'oidvector':
+      return { id: pg };
+    case '"char"':
+      return T.char;
+    case 'information_schema.sql_identifier':
+      return T.name;
+    case 'information_schema.character_data':
+    case 'information_schema.yes_or_no':
+      return VARCHAR;
+    case 'text':
     case 'pg_node_tree':
     case 'aclitem':
     case 'anyarray':
     case 'inet':
-    case 'information_schema.sql_identifier':
-    case 'information_schema.character_data':
-    case 'information_schema.yes_or_no':
       return T.text;
     case 'information_schema.cardinal_number':
     case 'integer':
@@ -91,10 +96,9 @@ function neutral(c: SystemColumn): Value {
   switch (c.pgType) {
     case 'oid':
     case 'xid':
+    case 'regproc':
     case 'bigint':
       return 0n;
-    case 'regproc':
-      return '-';
     case 'integer':
     case 'smallint':
     case 'real':
@@ -108,12 +112,14 @@ function neutral(c: SystemColumn): Value {
   }
 }
 
-/** A row's value in the engine's representation: int8 as bigint, arrays as their text. */
+/** A row's value in the engine's representation: int8 and oid as bigint, a regproc's name as its oid, arrays as their text. */
 function engineValue(c: SystemColumn, v: Value | readonly (string | null)[] | undefined): Value {
   if (v === undefined) return neutral(c);
   if (v === null) return null;
   if (Array.isArray(v)) return formatArrayText(v as (string | null)[]);
-  if (c.type.id === 'int8' && typeof v === 'number') return BigInt(v);
+  if (c.type.id === 'regproc' && typeof v === 'string') return regprocOf(v);
+  if ((c.type.id === 'int8' || isOidType(c.type)) && typeof v === 'number') return BigInt(v);
+  if (c.type.id === 'name' && typeof v === 'string') return parseName(v);
   if ((c.type.id === 'int4' || c.type.id === 'int2') && typeof v === 'bigint') return Number(v);
   return v as Value;
 }

@@ -6,7 +6,7 @@
  * Values per engine type: int2/int4/date and floats are numbers, int8/timestamp bigints,
  * numeric exact decimal text, text types strings, bool booleans.
  */
-import { type PgType, type Value, SQLSTATE, castJson, formatText, parseText, compareValues, truncateChars } from '../../types/index.js';
+import { type PgType, type RegTypeId, type Value, SQLSTATE, isOidType, isRegType, formatArrayText, parseArrayText, castJson, formatText, parseText, compareValues, truncateChars } from '../../types/index.js';
 import { addDecimal, formatDecimalValue, parseDecimalValue, type DecimalValue } from '../../types/index.js';
 import type { ArithOp } from '../expr.js';
 import { SqlError, divisionByZero, floatOverflow, notSupported, outOfRange } from '../errors.js';
@@ -162,14 +162,42 @@ export function compare(type: PgType, a: Value, b: Value): number {
 /** Whether a comparison result satisfies `op` (the scan layer's rule, shared). */
 export const compareOp = holds;
 
+/** The reg* types' input and output by name (../catalog/reg-io.ts registers them: it reads the statement's catalog). */
+export interface RegIo {
+  in(type: RegTypeId, text: string): bigint;
+  out(type: RegTypeId, v: Value): string;
+}
+let regIo: RegIo | null = null;
+
+export function registerRegIo(io: RegIo): void {
+  regIo = io;
+}
+
+function regIn(type: RegTypeId, text: string): bigint {
+  if (regIo === null) throw new SqlError('internal', SQLSTATE.internal_error, 'internal error: reg* input before the catalog registered it');
+  return regIo.in(type, text);
+}
+
+function regOut(type: RegTypeId, v: Value): string {
+  return regIo === null ? String(v) : regIo.out(type, v);
+}
+
 /** Formats a non-NULL engine value as PostgreSQL's output function does (timestamptz in the session's zone). */
 export function toText(type: PgType, v: Value): string {
   if (type.id === 'numeric' && typeof v === 'string') return v;
+  // The reg* types print names, from the statement's catalog (../catalog/reg-io.ts).
+  if (isRegType(type)) return regOut(type.id, v);
   return formatText(type, v, currentTimeZone());
 }
 
 /** Parses text input for `type` as PostgreSQL's input function does (timestamptz in the session's zone). */
 export function fromText(type: PgType, text: string): Value {
+  if (isRegType(type)) return regIn(type.id, text);
+  // An array of a reg* type keeps its output text: each element read by name, printed by name.
+  if (type.id === 'array' && isRegType(type.element!)) {
+    const id = type.element.id;
+    return formatArrayText(parseArrayText(text).map((e) => (e === null ? null : regOut(id, regIn(id, e)))));
+  }
   return parseText(type, text, currentTimeZone());
 }
 
@@ -192,6 +220,7 @@ export function castValue(from: PgType, to: PgType, v: Value, explicit = false):
   if (from.id === to.id && to.id !== 'varchar' && to.id !== 'bpchar') return v;
   const cf = categoryOf(from);
   const ct = categoryOf(to);
+  if (cf === 'oid' || ct === 'oid') return castObjectId(from, to, v);
   // bpchar to text or varchar drops the padding (rtrim1, the cast function of bpchar → text).
   if (from.id === 'bpchar' && (to.id === 'text' || to.id === 'varchar')) return parseText(to, (v as string).replace(/ +$/, ''));
   if ((from.id === 'jsonb' || from.id === 'json') && ct !== 'string') {
@@ -212,6 +241,33 @@ export function castValue(from: PgType, to: PgType, v: Value, explicit = false):
   if (from.id === 'timestamptz' && to.id === 'timestamp') return timestamptzToTimestamp(v as bigint, currentTimeZone());
   if (from.id === 'timestamp' && to.id === 'date') return timestampToDate(v as bigint);
   if (from.id === 'timestamptz' && to.id === 'date') return timestampToDate(timestamptzToTimestamp(v as bigint, currentTimeZone()));
+  throw notSupported(`cast from ${from.id} to ${to.id}`);
+}
+
+/**
+ * Casts in and out of the oid family: the reg* types' input and output functions by name
+ * (../catalog/reg-io.ts) from and to strings; int4 to oid and back as the same 32 bits
+ * (-1 is 4294967295), int8 to oid range-checked (i8tooid), oid to int8 as its value.
+ */
+function castObjectId(from: PgType, to: PgType, v: Value): Value {
+  if (categoryOf(to) === 'string') return parseText(to, toText(from, v));
+  if (categoryOf(from) === 'string') return fromText(to, v as string);
+  if (isOidType(from) && isOidType(to)) return v;
+  switch (to.id) {
+    case 'int4': {
+      const n = Number(v as bigint);
+      return n >= 2 ** 31 ? n - 2 ** 32 : n;
+    }
+    case 'int8':
+      return v;
+    default:
+      break;
+  }
+  if (isOidType(to) && (from.id === 'int2' || from.id === 'int4')) return BigInt((v as number) >>> 0);
+  if (isOidType(to) && from.id === 'int8') {
+    if ((v as bigint) < 0n || (v as bigint) > 0xffffffffn) throw new SqlError('invalid_input', SQLSTATE.numeric_value_out_of_range, 'OID out of range');
+    return v;
+  }
   throw notSupported(`cast from ${from.id} to ${to.id}`);
 }
 

@@ -12,7 +12,7 @@
  *   left(text, int4) with ('abc', 2)           → left(text, int4): the unknown 'abc' takes text
  *   gcd(int4,int4) … gcd(numeric,numeric) with (int4 column, 2::int8) → gcd(int8, int8)
  */
-import type { PgType } from '../../types/index.js';
+import { type PgType, isOidType } from '../../types/index.js';
 import type { Expr } from '../expr.js';
 import { categoryOf } from '../types.js';
 
@@ -24,6 +24,11 @@ export interface ArgTest {
 /** pg_cast's implicit casts among the types paxd computes in. */
 export function implicitlyCasts(from: PgType, to: PgType): boolean {
   if (from.id === to.id) return true;
+  // Integers to oid and its reg* aliases, and those to one another through oid (pg_cast 'i');
+  // text, varchar and bpchar to name, name and "char" to text.
+  if (isOidType(to) && to.id !== 'xid' && (from.id === 'int2' || from.id === 'int4' || from.id === 'int8' || from.id === 'oid' || (isOidType(from) && to.id === 'oid'))) return true;
+  if (to.id === 'name') return from.id === 'text' || from.id === 'varchar' || from.id === 'bpchar';
+  if (from.id === 'name' || from.id === 'char') return to.id === 'text';
   switch (from.id) {
     case 'int2':
       return to.id === 'int4' || to.id === 'int8' || to.id === 'numeric' || to.id === 'float4' || to.id === 'float8';

@@ -12,7 +12,7 @@
  * 0A000. Drivers parse version() (JDBC, SQLAlchemy, pg_dump read "PostgreSQL 15.0"), so it
  * starts as PostgreSQL's does. txid_current() is 0A000 (paxd's transactions have no xids).
  */
-import { type PgType, type Value, SQLSTATE, arrayOf, formatArrayText, pgDisplayName } from '../../types/index.js';
+import { type PgType, type Value, SQLSTATE, arrayOf, formatArrayText, pgDisplayName, typeOid } from '../../types/index.js';
 import { currentContext, type SessionAccess } from '../context.js';
 import { SqlError, notSupported } from '../errors.js';
 import { E } from '../expr.js';
@@ -77,6 +77,9 @@ export function regtypeName(t: PgType): string {
 
 const constant = (v: Value, type: PgType) => () => E.const(v, type);
 
+/** pg_type's `unknown`, the type of an untyped literal. */
+const UNKNOWN_OID = 705n;
+
 export const SYSTEM_FUNCTIONS: Family = Object.freeze({
   version: [sig([], T.text, () => VERSION_STRING, { bind: constant(VERSION_STRING, T.text) })],
   current_setting: [
@@ -84,10 +87,10 @@ export const SYSTEM_FUNCTIONS: Family = Object.freeze({
     sig([T.text, T.bool], T.text, currentSetting, { volatility: 'stable' }),
   ],
   set_config: [sig([T.text, T.text, T.bool], T.text, setConfig, { volatility: 'volatile', strict: false })],
-  current_database: [sig([], T.text, () => 'paxd', { bind: constant('paxd', T.text) })],
-  current_schema: [sig([], T.text, () => searchPath()[0] ?? null, { volatility: 'stable' })],
+  current_database: [sig([], T.name, () => 'paxd', { bind: constant('paxd', T.name) })],
+  current_schema: [sig([], T.name, () => searchPath()[0] ?? null, { volatility: 'stable' })],
   current_schemas: [
-    sig([T.bool], arrayOf(T.text), (a) => {
+    sig([T.bool], arrayOf(T.name), (a) => {
       const path = searchPath();
       const implicit = a[0] === true && !path.includes('pg_catalog') ? ['pg_catalog'] : [];
       return formatArrayText([...implicit, ...path.filter((x) => a[0] === true || x !== 'pg_catalog')]);
@@ -95,6 +98,6 @@ export const SYSTEM_FUNCTIONS: Family = Object.freeze({
   ],
   pg_backend_pid: [sig([], T.int4, () => session('pg_backend_pid').backendPid, { volatility: 'stable' })],
   txid_current: [sig([], T.int8, () => { throw notSupported('txid_current()'); }, { volatility: 'volatile' })],
-  // pg_typeof(x) is the name of x's type (regtype; here as text), whatever its value: a constant.
-  pg_typeof: [sig([], T.text, () => null, { variadic: 'any', strict: false, bind: (args, unknown, fail) => (args.length !== 1 ? fail() : E.const(unknown[0] === true ? 'unknown' : regtypeName(args[0]!.type), T.text)) })],
+  // pg_typeof(x) is x's type (a regtype, which prints its name), whatever its value: a constant.
+  pg_typeof: [sig([], T.regtype, () => null, { variadic: 'any', strict: false, bind: (args, unknown, fail) => (args.length !== 1 ? fail() : E.const(unknown[0] === true ? UNKNOWN_OID : BigInt(typeOid(args[0]!.type)), T.regtype)) })],
 });

@@ -8,7 +8,7 @@
  * fail with 0A000. IF NOT EXISTS on an existing table does nothing, as in PostgreSQL.
  */
 import type { ColumnSpec, CreateTableOptions, Database } from '../../table/index.js';
-import { PaxdError, SQLSTATE, type Field, type PgType } from '../../types/index.js';
+import { PaxdError, SQLSTATE, type Field, type PgType, isStorable, pgDisplayName } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { bindValue, isUnknownLiteral, typeOf } from '../bind.js';
 import { notSupported, positionOf, SqlError } from '../errors.js';
@@ -51,6 +51,8 @@ export function columnSpec(node: AstNode): ColumnSpec {
   const c = fieldsOf(node);
   if (c.collClause !== undefined) throw notSupported('COLLATE', c.location);
   const type = typeOf(c.typeName);
+  // oid, name, "char", reg* …: expression and catalog types; paxd's columns do not store them.
+  if (!isStorable(type)) throw notSupported(`columns of type ${pgDisplayName(type)}`, (c.typeName as { location?: number }).location);
   const spec: ColumnSpec = { name: c.colname as string, type };
   for (const k of (c.constraints ?? []) as AstNode[]) {
     const con = fieldsOf(k);

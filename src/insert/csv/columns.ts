@@ -2,7 +2,7 @@
  * The columns of the batch being built, written by index by the field parsers of ./fields.ts
  * (and by ../ndjson.ts), and the fast path of each.
  */
-import { ColumnBuilder, type Field, Kind, arrayNotStorable, intervalNotStorable, kindOf, unreachable } from '../../types/index.js';
+import { ColumnBuilder, type Field, Kind, arrayNotStorable, objectIdNotStorable, intervalNotStorable, kindOf, unreachable } from '../../types/index.js';
 
 /**
  * How the field parsers treat a column: a fast path per stored kind (../../types/kind.ts), or
@@ -66,6 +66,11 @@ export function fastPathOf(f: Field): FastPath {
       return FastPath.Generic;
     case Kind.Interval:
       return intervalNotStorable('kindOf');
+    case Kind.Oid:
+    case Kind.Name:
+    case Kind.Char:
+    case Kind.Vector:
+      return objectIdNotStorable('kindOf');
     case Kind.Array:
       return arrayNotStorable('kindOf');
     default:

@@ -19,7 +19,7 @@
  *                    12  int32  length of the dimension, int32 its lower bound (1)   (ndim 1 only)
  *                    20  per element: int32 length (-1 = NULL), then its binary bytes
  */
-import { PaxdError, formatDecimal, formatArrayText, formatText, parseArrayText, parseText, featureNotSupported, type PgType, type TimeZone, type Value, UTC, unreachable, SQLSTATE } from '../../types/index.js';
+import { PaxdError, formatDecimal, formatArrayText, formatText, parseArrayText, parseText, featureNotSupported, type PgType, type TimeZone, type Value, UTC, unreachable, SQLSTATE, charByte, vectorElements } from '../../types/index.js';
 import { typeOid } from './oids.js';
 
 /** Days and microseconds from 1970-01-01 to 2000-01-01. */
@@ -120,6 +120,32 @@ export function encodeBinary(type: PgType, v: Value): Buffer {
       b.writeInt32BE(le.readInt32LE(12), 12);
       return b;
     }
+    case 'oid':
+    case 'xid': {
+      const b = Buffer.allocUnsafe(4);
+      b.writeUInt32BE(Number(v));
+      return b;
+    }
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper': {
+      // A result column of a reg* type carries the names its output prints (src/engine/catalog/names.ts).
+      if (typeof v === 'string') throw featureNotSupported(`binary output of ${type.id} (ask for text, or cast to oid)`);
+      const b = Buffer.allocUnsafe(4);
+      b.writeUInt32BE(Number(v));
+      return b;
+    }
+    case 'name':
+      return Buffer.from(v as string, 'utf8');
+    case 'char':
+      return Buffer.from([charByte(v as string)]);
+    case 'int2vector':
+    case 'oidvector':
+      return encodeVector(type.id, v as string);
     case 'array':
       return encodeArray(type.element!, v as string);
     default:
@@ -194,11 +220,69 @@ export function decodeBinary(type: PgType, b: Buffer, zone: TimeZone = UTC): Val
       out.writeInt32LE(b.readInt32BE(12), 12);
       return new Uint8Array(out);
     }
+    case 'oid':
+    case 'xid':
+    case 'regclass':
+    case 'regtype':
+    case 'regproc':
+    case 'regprocedure':
+    case 'regnamespace':
+    case 'regrole':
+    case 'regoper':
+      size(4);
+      return BigInt(b.readUInt32BE(0));
+    case 'name':
+      return parseText(type, b.toString('utf8'));
+    case 'char':
+      size(1);
+      return parseText(type, b[0]! >= 0x80 ? `\\${b[0]!.toString(8)}` : b.toString('latin1'));
+    case 'int2vector':
+    case 'oidvector':
+      return decodeVector(type, b);
     case 'array':
       return decodeArray(type, b, zone);
     default:
       return unreachable(type.id);
   }
+}
+
+/**
+ * int2vectorsend / oidvectorsend: array_send of a one-dimensional array whose lower bound is 0
+ * (the catalogs' vectors count from 0), elements int2 or oid.
+ */
+function encodeVector(id: 'int2vector' | 'oidvector', text: string): Buffer {
+  const items = vectorElements(text);
+  const width = id === 'oidvector' ? 4 : 2;
+  const b = Buffer.alloc(20 + items.length * (4 + width));
+  b.writeInt32BE(1, 0);
+  b.writeInt32BE(0, 4);
+  b.writeInt32BE(id === 'oidvector' ? 26 : 21, 8);
+  b.writeInt32BE(items.length, 12);
+  b.writeInt32BE(0, 16);
+  let off = 20;
+  for (const x of items) {
+    off = b.writeInt32BE(width, off);
+    off = width === 4 ? b.writeUInt32BE(x, off) : b.writeInt16BE(x, off);
+  }
+  return b;
+}
+
+/** int2vectorrecv / oidvectorrecv: the layout above, one dimension from 0, no NULLs. */
+function decodeVector(type: PgType, b: Buffer): string {
+  const oid = type.id === 'oidvector';
+  if (b.byteLength < 12) throw badBinary(type, `${b.byteLength} bytes, expected at least 12`);
+  const ndim = b.readInt32BE(0);
+  if (ndim === 0) return '';
+  if (ndim !== 1 || b.byteLength < 20 || b.readInt32BE(4) !== 0 || b.readUInt32BE(8) !== (oid ? 26 : 21) || b.readInt32BE(16) !== 0) throw badBinary(type, 'invalid vector header');
+  const n = b.readInt32BE(12);
+  const width = oid ? 4 : 2;
+  if (b.byteLength !== 20 + n * (4 + width)) throw badBinary(type, `${b.byteLength} bytes, expected ${20 + n * (4 + width)}`);
+  const out: number[] = [];
+  for (let i = 0, off = 20; i < n; i++, off += 4 + width) {
+    if (b.readInt32BE(off) !== width) throw badBinary(type, 'invalid vector element length');
+    out.push(oid ? b.readUInt32BE(off + 4) : b.readInt16BE(off + 4));
+  }
+  return out.join(' ');
 }
 
 /** array_send of an array's text (the engine's value): each element in its own binary format. */

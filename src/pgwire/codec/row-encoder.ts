@@ -83,6 +83,12 @@ function kindOf(c: EncoderColumn): number {
     case Kind.NumericText: // stored as its exact text, which the engine prints as it is
     case Kind.Array: // array_out's text (src/types/array.ts)
       return K_BYTES;
+    case Kind.Name:
+    case Kind.Char:
+    case Kind.Vector:
+      return K_BYTES;
+    case Kind.Oid: // digits, or a reg* value's name (src/types/text-io.ts)
+      return K_GENERIC;
     case Kind.Bytea:
       return K_BYTEA;
     case Kind.Date:
