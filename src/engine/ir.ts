@@ -182,6 +182,8 @@ export interface Leaf {
 
 /** The `$n` numbers from here on are a LATERAL subquery's outer columns (./bind/function-from.ts), filled per left row. */
 export const LATERAL_PARAM_BASE = 1 << 24;
+/** A LATERAL scope nested d deep numbers its parameters from LATERAL_PARAM_BASE + d × this (./bind/lateral-scope.ts). */
+export const LATERAL_PARAM_STRIDE = 1 << 12;
 
 /** One slot of a relational query's row layout: a field of a leaf. */
 export interface SlotColumn {

@@ -62,6 +62,17 @@ export function outputName(node: AstNode): string {
       return str((n.funcname as AstNode[])[n.funcname.length - 1]!);
     case 'CaseExpr':
       return 'case';
+    case 'SubLink': {
+      // A scalar subquery is named as its own column (PostgreSQL's FigureColnameInternal).
+      if (n.subLinkType === 'EXISTS_SUBLINK') return 'exists';
+      if (n.subLinkType === 'ARRAY_SUBLINK') return 'array';
+      if (n.subLinkType !== 'EXPR_SUBLINK') return '?column?';
+      let sub = fieldsOf(n.subselect as AstNode);
+      while (sub.op !== undefined && sub.op !== 'SETOP_NONE') sub = sub.larg as AstFields;
+      const first = ((sub.targetList ?? []) as AstNode[])[0];
+      if (first === undefined) return '?column?';
+      return (fieldsOf(first).name as string | undefined) ?? outputName(fieldsOf(first).val as AstNode);
+    }
     case 'GroupingFunc':
       return 'grouping';
     case 'CoalesceExpr':

@@ -29,7 +29,7 @@ import { typeOf } from './catalog.js';
 import type { RawFrom } from './scope.js';
 import { Binder } from './select.js';
 import { funcNameOf, isSelectSrfAlias } from './srf-placement.js';
-import { type LateralRef, bindCall, leafCalls, leafRefs, outerScopes } from './lateral-scope.js';
+import { bindCall, leafCalls, leafRefs, openLateralScope, outerScopes } from './lateral-scope.js';
 
 /** ./query.ts's addLeaf: a leaf under its alias, column aliases applied. */
 type AddLeaf = (leaves: Leaf[], alias: AstFields | undefined, name: string, fields: readonly Field[], source: Leaf['source'], location: number | undefined) => RawFrom;
@@ -110,8 +110,7 @@ function recordCall(call: AstNode, coldef: readonly AstNode[] | undefined, hidde
 /** A LATERAL subquery in FROM: bound with the leaves to its left as its outer scope. */
 export async function bindLateralSubquery(db: Database, n: AstFields, leaves: Leaf[], bindQuery: (db: Database, n: AstNode) => Promise<BoundQuery>, addLeaf: AddLeaf): Promise<RawFrom> {
   if (n.alias === undefined) throw new SqlError('invalid_input', SQLSTATE.syntax_error, 'subquery in FROM must have an alias', positionOf(fieldsOf(n.subquery).location as number | undefined));
-  const scope = { leaves: [...leaves], refs: [] as LateralRef[], types: [] as PgType[] };
-  outerScopes.push(scope);
+  const scope = openLateralScope(leaves);
   let query: BoundQuery;
   try {
     query = await bindQuery(db, n.subquery as AstNode);

@@ -3,11 +3,11 @@
  * ./scope.ts can consult them: the outer leaves a LATERAL subquery sees, and what the query's
  * Binder binds again for a function leaf or a LATERAL subquery leaf (`leafArgs`).
  */
-import { type PgType, undefinedColumn } from '../../types/index.js';
+import { type Field, type PgType, undefinedColumn } from '../../types/index.js';
 import type { AstNode } from '../parse.js';
 import { type Expr, E } from '../expr.js';
 import { engineType } from '../types.js';
-import { type Leaf, LATERAL_PARAM_BASE } from '../ir.js';
+import { type BoundQuery, type Leaf, LATERAL_PARAM_BASE, LATERAL_PARAM_STRIDE, queryFields } from '../ir.js';
 import { srfScope } from './srf-placement.js';
 
 /** What the Binder binds again for a leaf: a function leaf's calls, a LATERAL subquery's outer columns. */
@@ -29,8 +29,38 @@ export function bindCall(b: (node: AstNode) => Expr, node: AstNode): Expr {
   }
 }
 
-/** The outer scopes of the LATERAL subqueries being bound, innermost last. */
-export const outerScopes: { readonly leaves: readonly Leaf[]; readonly refs: LateralRef[]; readonly types: PgType[] }[] = [];
+/**
+ * The outer scopes of the LATERAL subqueries being bound, innermost last. Each numbers its
+ * parameters from its own `base` (one stride per nesting depth), so that a dependent join
+ * nested in another fills its own and leaves those of the outer one alone.
+ */
+export const outerScopes: { readonly leaves: readonly Leaf[]; readonly refs: LateralRef[]; readonly types: PgType[]; readonly base: number }[] = [];
+
+/** A new innermost outer scope over `leaves` (the caller pops it). */
+export function openLateralScope(leaves: readonly Leaf[]): (typeof outerScopes)[number] {
+  const scope = { leaves: [...leaves], refs: [] as LateralRef[], types: [] as PgType[], base: LATERAL_PARAM_BASE + outerScopes.length * LATERAL_PARAM_STRIDE };
+  outerScopes.push(scope);
+  return scope;
+}
+
+/**
+ * A dependent join's right side (./correlated.ts): `stmt` bound as a LATERAL subquery over
+ * `leaves`, added to them as a hidden leaf named `alias` (its columns are read qualified only).
+ */
+export async function bindLateralLeaf(leaves: Leaf[], alias: string, stmt: AstNode, bind: (stmt: AstNode) => Promise<BoundQuery>): Promise<number> {
+  const scope = openLateralScope(leaves);
+  let query: BoundQuery;
+  try {
+    query = await bind(stmt);
+  } finally {
+    outerScopes.pop();
+  }
+  const fields: Field[] = queryFields(query).map((f, i) => ({ name: f.name, type: f.type, notNull: false, fieldId: i }));
+  const leaf: Leaf = Object.freeze({ alias, hidden: true, fields, source: Object.freeze({ kind: 'subquery', query }) });
+  leaves.push(leaf);
+  if (scope.refs.length > 0) leafRefs.set(leaf, Object.freeze(scope.refs));
+  return leaves.length - 1;
+}
 
 /**
  * A column reference no FROM item of the query has, resolved in the outer scope of the LATERAL
@@ -38,8 +68,15 @@ export const outerScopes: { readonly leaves: readonly Leaf[]; readonly refs: Lat
  * LATERAL scope is open or it has no such column.
  */
 export function lateralColumn(parts: readonly string[]): Expr | null {
-  const scope = outerScopes[outerScopes.length - 1];
-  if (scope === undefined) return null;
+  // The innermost scope that has the column: a subquery two levels down reads the outer level's parameter.
+  for (let d = outerScopes.length - 1; d >= 0; d--) {
+    const e = columnIn(outerScopes[d]!, parts);
+    if (e !== null) return e;
+  }
+  return null;
+}
+
+function columnIn(scope: (typeof outerScopes)[number], parts: readonly string[]): Expr | null {
   const hits: LateralRef[] = [];
   scope.leaves.forEach((l, leaf) => {
     if (l.hidden === true || (parts.length === 2 && l.alias !== parts[0])) return;
@@ -55,7 +92,7 @@ export function lateralColumn(parts: readonly string[]): Expr | null {
     scope.types.push(engineType(scope.leaves[hit.leaf]!.fields[hit.k]!.type));
     j = scope.refs.length - 1;
   }
-  return E.param(LATERAL_PARAM_BASE + j, scope.types[j]!);
+  return E.param(scope.base + j, scope.types[j]!);
 }
 
 /**

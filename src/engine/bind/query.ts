@@ -16,6 +16,7 @@ import { astConjuncts, statementName, lockingName, lockingAllowed, lockedRelsExi
 import { type RawFrom, JOIN_TYPES } from './scope.js';
 import { Binder } from './select.js';
 import { Unnester, type UnnestBinders } from './unnest.js';
+import { Decorrelator, arraySubLinks } from './correlated.js';
 
 const UNNEST_BINDERS: UnnestBinders = { rawFrom: (db, n, l) => rawFrom(db, n, l), bindQuery: (db, n) => bindQuery(db, n), isOuterReference: (e, l) => isPaxdError(e) && isOuterReference(e, l) };
 import { bindWith, cteLeaf } from './cte.js';
@@ -44,7 +45,7 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
   recordBind();
   const kind = kindOf(stmt);
   if (kind !== 'SelectStmt') throw notSupported(statementName(kind));
-  const s = selectListSrfs(fieldsOf(stmt));
+  const s = arraySubLinks(selectListSrfs(fieldsOf(stmt)));
   await prepareCatalog(db, s);
   if (s.withClause !== undefined) return bindWith(db, s, bindQuery);
   if (s.op !== undefined && s.op !== 'SETOP_NONE') return bindSetOp(db, s);
@@ -68,7 +69,11 @@ export async function bindQuery(db: Database, stmt: AstNode): Promise<BoundQuery
     raw = raw === null ? r : { kind: 'join', type: 'cross', left: raw, right: r, on: null, using: null, natural: false };
   }
   if (s.lockingClause !== undefined) lockedRelsExist(s, leaves);
-  const exists = await new Unnester(db, leaves, UNNEST_BINDERS).run(s, raw!);
+  const unnested = await new Unnester(db, leaves, UNNEST_BINDERS).run(s, raw!);
+  // What unnest.ts leaves correlated becomes dependent joins (./correlated.ts).
+  const dependent = await new Decorrelator(db, leaves, UNNEST_BINDERS).run(unnested?.s ?? s, unnested?.raw ?? raw!);
+  if (dependent !== null && 'restart' in dependent) return bindQuery(db, dependent.restart);
+  const exists = dependent ?? unnested;
   const s1 = exists?.s ?? s;
   const subQueries = await bindSubLinks(db, s1, leaves);
   const binder = new Binder(leaves, subQueries, whereConjunctLinks(s1));

@@ -30,9 +30,10 @@ import { type Field, isPaxdError } from '../../types/index.js';
 import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js';
 import { queryFields } from '../ir.js';
 import { SQLSTATE } from '../../types/index.js';
-import { notSupported, positionOf, SqlError } from '../errors.js';
+import { positionOf, SqlError } from '../errors.js';
 import { andOf, astConjuncts, hasAggregate } from './ast.js';
 import type { RawFrom } from './scope.js';
+import { named } from './correlated.js';
 
 /** ./query.ts's binders, passed in (this module sits below it). */
 export interface UnnestBinders {
@@ -98,7 +99,7 @@ export class Unnester {
     const w = andOf(rest.map((c) => rewrite(c, replace)), fieldsOf(s.whereClause ?? { x: { location: -1 } }).location);
     if (w === undefined) delete out['whereClause'];
     else out['whereClause'] = w;
-    if (s.targetList !== undefined) out['targetList'] = rewrite(s.targetList, replace);
+    if (s.targetList !== undefined) out['targetList'] = named(s.targetList as AstNode[], rewrite(s.targetList as AstNode[], replace));
     return { raw: tree, s: out };
   }
 
@@ -120,7 +121,7 @@ export class Unnester {
     if (targetList.some(hasAggregate)) return null;
     // The derived table reads only what the join needs; the select list must still bind (42703 as PostgreSQL's).
     const named = targetList.filter((t) => !isStar(t));
-    if (type === 'EXISTS_SUBLINK' && named.length > 0) await this.derivedLeaf(split, named, undefined, false);
+    if (type === 'EXISTS_SUBLINK' && named.length > 0 && (await this.derivedLeaf(split, named, undefined, false)) === null) return null;
     const alias = this.alias();
     const targets: AstNode[] = [];
     const on: AstNode[] = [];
@@ -142,6 +143,7 @@ export class Unnester {
       }
     }
     const leaf = await this.derivedLeaf(split, targets, undefined);
+    if (leaf === null) return null;
     return { kind: 'join', type: join, left: tree, right: { kind: 'leaf', leaf }, on: andOf(on, -1)!, using: null, natural: false, location: sl.location as number };
   }
 
@@ -175,6 +177,7 @@ export class Unnester {
     const targets = keys.map((k, i) => target(k, `k${i}`));
     targets.push(target(val, 'v'), target(bool(true), 'm'));
     const leaf = await this.derivedLeaf(split, targets, keys);
+    if (leaf === null) return null;
     const joined: RawFrom = { kind: 'join', type: 'left', left: tree, right: { kind: 'leaf', leaf }, on: andOf(on, -1)!, using: null, natural: false, location: sl.location as number };
     if (exists) return { tree: joined, value: { NullTest: { arg: col(alias, 'm'), nulltesttype: 'IS_NOT_NULL', location: -1 } } };
     // Over no row, an aggregate other than count is NULL, as the unmatched LEFT JOIN gives.
@@ -257,7 +260,7 @@ export class Unnester {
   }
 
   /** Binds the derived table `SELECT targets FROM <sub's FROM> WHERE <local> [GROUP BY keys]` as a hidden leaf. */
-  private async derivedLeaf(split: Split, targets: AstNode[], groupBy: AstNode[] | undefined, keep = true): Promise<number> {
+  private async derivedLeaf(split: Split, targets: AstNode[], groupBy: AstNode[] | undefined, keep = true): Promise<number | null> {
     const stmt: Record<string, unknown> = { ...split.sub, targetList: targets };
     const w = andOf(split.local, -1);
     if (w === undefined) delete stmt['whereClause'];
@@ -267,8 +270,9 @@ export class Unnester {
     try {
       query = await this.b.bindQuery(this.db, { SelectStmt: stmt });
     } catch (e) {
-      // A subquery below it that names this level's columns: correlated two levels out.
-      if (isPaxdError(e) && this.b.isOuterReference(e, this.leaves)) throw notSupported('subqueries correlated to a query more than one level out');
+      // A subquery below it that names this level's columns, correlated two levels out: left
+      // to ./correlated.ts, which binds it with this level's columns as parameters.
+      if (isPaxdError(e) && this.b.isOuterReference(e, this.leaves)) return null;
       throw e;
     }
     if (!keep) return -1;

@@ -2,19 +2,18 @@
  * The dependent join of LATERAL (../lateral-plan.ts): a nested loop that runs its right side
  * for each left row, PostgreSQL's Nested Loop with the left row's columns as the inner side's
  * parameters. The right side is a Function Scan over the left batch (./function-scan.ts: its
- * calls read the left columns directly), or a subquery run once per left row with the row's
- * values in place of its outer columns (parameters numbered from ../ir.ts LATERAL_PARAM_BASE).
+ * calls read the left columns directly), or a subquery run once per distinct tuple of the left
+ * rows' values of its outer columns (./dependent-join.ts, which memoizes the runs).
  * LEFT JOIN LATERAL … ON c emits a left row with NULLs when no right row satisfies c.
  */
 import type { Value } from '../../types/index.js';
-import { type Expr, E, substitute } from '../expr.js';
-import { type BoundQuery, LATERAL_PARAM_BASE, mapQuery } from '../ir.js';
+import type { BoundQuery } from '../ir.js';
 import type { RelNode } from '../join-plan.js';
 import type { QueryResult } from '../result.js';
 import type { RowBatch } from './batch.js';
 import { evaluate } from './eval.js';
 import { functionRows, type FunctionRows } from './function-scan.js';
-import { fold } from './init-plans.js';
+import { DependentRuns, dependentBase } from './dependent-join.js';
 
 type LateralNode = Extract<RelNode, { kind: 'lateral' }>;
 
@@ -27,37 +26,8 @@ export interface LateralContext {
 
 const EMPTY: Value[] = [];
 
-/** A LATERAL subquery's parameters: its outer columns, numbered from the lowest one it holds. */
-function lateralBase(q: BoundQuery): number {
-  let lo = Infinity;
-  mapQuery(
-    q,
-    (e) =>
-      substitute(e, (x) => {
-        if (x.kind === 'param' && x.index >= LATERAL_PARAM_BASE) lo = Math.min(lo, x.index);
-        return null;
-      }),
-    true,
-  );
-  return lo;
-}
-
-/** `q` with `values` in place of its outer columns (parameters base, base + 1, …). */
-function withOuterValues(q: BoundQuery, base: number, values: readonly Value[]): BoundQuery {
-  const put = (e: Expr): Expr => {
-    let hit = false;
-    const r = substitute(e, (x) => {
-      if (x.kind !== 'param' || x.index < base || x.index >= base + values.length) return null;
-      hit = true;
-      return E.const(values[x.index - base]!, x.type);
-    });
-    return hit ? fold(r) : e;
-  };
-  return mapQuery(q, put, true);
-}
-
 /** The right side's rows for every row of a left batch, as function rows (origin = left row). */
-async function* rightRows(n: LateralNode, left: RowBatch, ctx: LateralContext, base: number): AsyncGenerator<FunctionRows> {
+async function* rightRows(n: LateralNode, left: RowBatch, runs: DependentRuns | null): AsyncGenerator<FunctionRows> {
   const r = n.right;
   if (r.kind === 'function') {
     yield* functionRows(r.calls, r.ordinality, left);
@@ -65,7 +35,7 @@ async function* rightRows(n: LateralNode, left: RowBatch, ctx: LateralContext, b
   }
   const args = n.args.map((a) => evaluate(a, left));
   for (let i = 0; i < left.rows; i++) {
-    const res = await ctx.runQuery(withOuterValues(r.query, base, args.map((c) => c[i]!)), r);
+    const res = await runs!.rows(args.map((c) => c[i]!));
     if (res.rows.length === 0) continue;
     const cols = (res.fields.length === 0 ? [] : res.fields.map((_f, k) => res.rows.map((row) => row[k]!)));
     yield { rows: res.rows.length, origin: new Array<number>(res.rows.length).fill(i), cols };
@@ -92,10 +62,11 @@ function keep(b: RowBatch, rows: readonly number[], slots: readonly number[]): R
 }
 
 export async function* lateralJoin(n: LateralNode, ctx: LateralContext): AsyncGenerator<RowBatch> {
-  const base = n.right.kind === 'subquery' ? lateralBase(n.right.query) : 0;
+  const r = n.right;
+  const runs = r.kind === 'subquery' ? new DependentRuns(r.query, dependentBase(r.query), n.args, (q) => ctx.runQuery(q, r)) : null;
   for await (const left of ctx.execRel(n.left)) {
     const matched = n.outer ? new Uint8Array(left.rows) : null;
-    for await (const fr of rightRows(n, left, ctx, base)) {
+    for await (const fr of rightRows(n, left, runs)) {
       let b = widen(n, left, fr, ctx.width);
       if (n.joinFilter !== null) {
         const v = evaluate(n.joinFilter, b);
