@@ -29,6 +29,7 @@ import type { WindowClause } from './ir.js';
 import { newTrace, run, runQuery, type RunTrace } from './exec/run.js';
 import { describeGroupingSets } from './exec/aggregate/grouping-sets.js';
 import { resolveAllInitPlans } from './exec/init-plans.js';
+import { holdsLateralParams } from './ir.js';
 import { toText } from './exec/kernels.js';
 import { notSupported } from './errors.js';
 import { T } from './types.js';
@@ -251,7 +252,8 @@ function describeRelational(p: Extract<Plan, { kind: 'relational' }>, t: RunTrac
       }
       case 'lateral': {
         const l = rel(n.left);
-        const r = rel(n.right);
+        // A dependent subquery runs per distinct outer tuple (exec/dependent-join.ts), planned then.
+        const r = n.right.kind === 'subquery' && holdsLateralParams(n.right.query) ? { cost: { startup: 0, total: COST.returnRow, rows: 1, width: widthOfSlots(n.right.slots) }, name: `Memoize`, details: [`Cache Key: ${n.args.map((a) => sql(a, names)).join(', ')}`, `Subquery: ${n.right.alias}`] } : rel(n.right);
         const rows = l.cost!.rows * r.cost!.rows;
         const details = [...(n.joinFilter === null ? [] : [`Join Filter: ${sql(n.joinFilter, names)}`]), ...(n.filter === null ? [] : [`Filter: ${sql(n.filter, names)}`])];
         return { cost: { startup: l.cost!.startup, total: l.cost!.total + l.cost!.rows * r.cost!.total, rows, width: l.cost!.width + r.cost!.width }, name: n.outer ? 'Nested Loop Left Join' : 'Nested Loop', details, children: [l, r], ...actual };

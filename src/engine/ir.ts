@@ -6,7 +6,7 @@
  */
 import type { Table } from '../table/index.js';
 import { type Field, type PgType, type Value, unreachable } from '../types/index.js';
-import type { CmpOp, Expr } from './expr.js';
+import { type CmpOp, type Expr, childrenOf as exprChildren } from './expr.js';
 
 export type AggName =
   | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or'
@@ -348,6 +348,21 @@ export function initPlansOf(q: BoundQuery): readonly InitPlan[] {
  * aggregate arguments, HAVING, ORDER BY, JOIN … ON, and its InitPlans' comparisons. `deep`:
  * also those of every query below (FROM subqueries, UNION sides, InitPlans' queries).
  */
+/** Whether a query reads parameters of a LATERAL scope (a dependent join's right side, run per outer tuple). */
+export function holdsLateralParams(q: BoundQuery): boolean {
+  let found = false;
+  const visit = (e: Expr): boolean => (e.kind === 'param' && e.index >= LATERAL_PARAM_BASE) || exprChildren(e).some(visit);
+  mapQuery(
+    q,
+    (e) => {
+      if (!found && visit(e)) found = true;
+      return e;
+    },
+    true,
+  );
+  return found;
+}
+
 export function mapQuery(q: BoundQuery, f: (e: Expr) => Expr, deep: boolean): BoundQuery {
   const sub = (x: BoundQuery) => (deep ? mapQuery(x, f, true) : x);
   switch (q.kind) {

@@ -45,9 +45,14 @@ export interface CorrelatedBinders {
 
 const col = (alias: string, name: string): AstNode => ({ ColumnRef: { fields: [{ String: { sval: alias } }, { String: { sval: name } }], location: -1 } });
 const target = (val: AstNode, name: string): AstNode => ({ ResTarget: { name, val, location: -1 } });
+const bool = (v: boolean): AstNode => ({ A_Const: { boolval: { boolval: v }, location: -1 } });
 const withoutLocations = (x: unknown): string => JSON.stringify(x, (k, v: unknown) => (k === 'location' ? undefined : v));
 
-/** `s` with every ARRAY(SELECT …) of its clauses as a scalar subquery over array_agg. */
+/**
+ * `s` with every ARRAY(SELECT …) of its clauses as a scalar subquery over array_agg, and every
+ * `x op ANY|ALL (array)` over an array that is no constructor or constant (a column of a
+ * catalog relation: `oid = ANY (polroles)`) as a subquery over unnest (`anyOverArray`).
+ */
 export function arraySubLinks(s: AstFields): AstFields {
   let changed = false;
   const go = (x: unknown, key: string): unknown => {
@@ -60,6 +65,11 @@ export function arraySubLinks(s: AstFields): AstFields {
       changed = true;
       return { SubLink: { subLinkType: 'EXPR_SUBLINK', subselect: arrayOf(sl), location: sl.location } };
     }
+    const ax = o['A_Expr'] as AstFields | undefined;
+    if (ax !== undefined && (ax.kind === 'AEXPR_OP_ANY' || ax.kind === 'AEXPR_OP_ALL') && !constantArray(ax.rexpr as AstNode)) {
+      changed = true;
+      return anyOverArray(ax, go(ax.lexpr, '') as AstNode, go(ax.rexpr, '') as AstNode);
+    }
     if (o['ResTarget'] !== undefined) {
       const t = o['ResTarget'] as AstFields;
       const val = t.val as AstNode | undefined;
@@ -69,11 +79,52 @@ export function arraySubLinks(s: AstFields): AstFields {
     }
     if (sl !== undefined) return x;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(o)) out[k] = go(v, k);
-    return out;
+    let moved = false;
+    for (const [k, v] of Object.entries(o)) {
+      out[k] = go(v, k);
+      if (out[k] !== v) moved = true;
+    }
+    return moved ? out : x;
   };
   const out = go(s, '') as AstFields;
   return changed ? out : s;
+}
+
+/** The arrays the binder takes element by element (./expressions.ts `arrayElements`). */
+function constantArray(n: AstNode): boolean {
+  const k = kindOf(n);
+  if (k === 'A_ArrayExpr' || k === 'A_Const' || k === 'ParamRef') return true;
+  return k === 'TypeCast' && fieldsOf(n).typeName.arrayBounds !== undefined && constantArray(fieldsOf(n).arg as AstNode);
+}
+
+/**
+ * `x op ANY (arr)` (PostgreSQL 15 docs 9.24.3) as a subquery over the array's elements, three-
+ * valued as PostgreSQL's: NULL for a NULL array; else true when a comparison is true, NULL when
+ * none is but one is NULL, false otherwise (false over an empty array). ALL likewise with false
+ * deciding. A correlated one runs as a dependent join, once per distinct (x, arr).
+ */
+function anyOverArray(ax: AstFields, x: AstNode, arr: AstNode): AstNode {
+  const all = ax.kind === 'AEXPR_OP_ALL';
+  const c = col('any', 'c');
+  const cmp: AstNode = { A_Expr: { kind: 'AEXPR_OP', name: ax.name, lexpr: x, rexpr: col('elements', 'e'), location: ax.location } };
+  const boolOr = (arg: AstNode): AstNode => ({ FuncCall: { funcname: [{ String: { sval: 'bool_or' } }], args: [arg], funcformat: 'COERCE_EXPLICIT_CALL', location: -1 } });
+  const isNull: AstNode = { NullTest: { arg: c, nulltesttype: 'IS_NULL', location: -1 } };
+  const decide: AstNode = all ? { BoolExpr: { boolop: 'NOT_EXPR', args: [c], location: -1 } } : c;
+  const verdict: AstNode = {
+    CaseExpr: {
+      args: [
+        { CaseWhen: { expr: boolOr(decide), result: bool(!all), location: -1 } },
+        { CaseWhen: { expr: boolOr(isNull), result: { A_Const: { isnull: true, location: -1 } }, location: -1 } },
+      ],
+      defresult: bool(all),
+      location: -1,
+    },
+  };
+  const unnest: AstNode = { RangeFunction: { functions: [{ List: { items: [{ FuncCall: { funcname: [{ String: { sval: 'unnest' } }], args: [arr], funcformat: 'COERCE_EXPLICIT_CALL', location: -1 } }, {}] } }], alias: { aliasname: 'elements', colnames: [{ String: { sval: 'e' } }] } } };
+  const inner: AstNode = { SelectStmt: { targetList: [target(cmp, 'c')], fromClause: [unnest], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } };
+  const sub: AstNode = { SelectStmt: { targetList: [target(verdict, 'v')], fromClause: [{ RangeSubselect: { subquery: inner, alias: { aliasname: 'any' } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } };
+  const value: AstNode = { SubLink: { subLinkType: 'EXPR_SUBLINK', subselect: sub, location: ax.location } };
+  return { CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: arr, nulltesttype: 'IS_NULL', location: -1 } }, result: { A_Const: { isnull: true, location: -1 } }, location: -1 } }], defresult: value, location: -1 } };
 }
 
 /** ARRAY(SELECT x …) as SELECT coalesce(array_agg(x), '{}') FROM (SELECT x …) s; 42601 for a subquery of other than one column. */

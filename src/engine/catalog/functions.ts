@@ -19,6 +19,7 @@ import { builtinType } from './pg-type.js';
 import { toReg } from './reg-io.js';
 import { FUNCTION_PARTS } from './object-names.js';
 import { INVISIBLE_RELATIONS } from './visibility.js';
+import { DESCRIBE_FUNCTIONS } from './describe-functions.js';
 
 const INT8: PgType = Object.freeze({ id: 'int8' });
 const INT4: PgType = Object.freeze({ id: 'int4' });
@@ -88,6 +89,7 @@ function privilege(user: string | null, table: Value, what: string): boolean {
 export { FUNCTION_NAMES, FUNCTION_PARTS, SYSTEM_RELATION_NAMES } from './object-names.js';
 
 export const CATALOG_FUNCTIONS: Family = Object.freeze({
+  ...DESCRIBE_FUNCTIONS,
   to_regclass: [sig([T.text], REGCLASS, (a) => toReg('regclass', a[0]!))],
   to_regtype: [sig([T.text], REGTYPE, (a) => toReg('regtype', a[0]!))],
   to_regnamespace: [sig([T.text], REGNAMESPACE, (a) => toReg('regnamespace', a[0]!))],

@@ -19,7 +19,7 @@
  */
 import { type PgType, type Value, SQLSTATE, unreachable } from '../../types/index.js';
 import { type Expr, BOOL, E, childrenOf, substitute } from '../expr.js';
-import { type BoundQuery, type InitPlan, type Leaf, initPlansOf, mapQuery } from '../ir.js';
+import { type BoundQuery, type InitPlan, type Leaf, holdsLateralParams, initPlansOf, mapQuery } from '../ir.js';
 import type { QueryResult } from '../result.js';
 import { SqlError } from '../errors.js';
 import { castValue } from './kernels.js';
@@ -63,7 +63,8 @@ export async function resolveAllInitPlans(q: BoundQuery, runQuery: QueryRunner):
       return Object.freeze({ ...top, left: await resolveAllInitPlans(top.left, runQuery), right: await resolveAllInitPlans(top.right, runQuery) });
     case 'join-select': {
       const leaves: Leaf[] = [];
-      for (const l of top.leaves) leaves.push(l.source.kind !== 'subquery' ? l : Object.freeze({ ...l, source: Object.freeze({ kind: 'subquery', query: await resolveAllInitPlans(l.source.query, runQuery) }) }));
+      // A dependent join's right side (../bind/correlated.ts, LATERAL) runs its InitPlans per outer tuple.
+      for (const l of top.leaves) leaves.push(l.source.kind !== 'subquery' || holdsLateralParams(l.source.query) ? l : Object.freeze({ ...l, source: Object.freeze({ kind: 'subquery', query: await resolveAllInitPlans(l.source.query, runQuery) }) }));
       return Object.freeze({ ...top, leaves: Object.freeze(leaves) });
     }
     case 'cte-scan':
