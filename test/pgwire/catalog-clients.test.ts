@@ -3,10 +3,11 @@
  * a PostgreSQL 15 holding the same tables: psycopg 3's TypeInfo.fetch (pg_type by name through
  * `::regtype`) and SQLAlchemy's connect and inspector (table and schema names, has_table), run
  * by Debian's python3 (python3-psycopg, python3-sqlalchemy, python3-psycopg2) from
- * fixtures/catalog-clients.py; the JSON they print must be equal.
+ * fixtures/catalog-clients.py; the JSON they print must be equal. get_columns sends correlated
+ * subqueries in its select list (dependent joins, src/engine/bind/correlated.ts).
  *
- * Not yet: SQLAlchemy's get_columns and get_pk_constraint send correlated subqueries in the
- * select list (the engine's, issue #19).
+ * Not yet: SQLAlchemy's get_pk_constraint unnests pg_index.indkey, an int2vector, which paxd's
+ * catalog holds as its text ('1 2').
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -240,17 +240,46 @@ export class Decorrelator {
       const restart = await this.split(s);
       return restart === null ? null : { restart };
     }
-    const whereLinks = await this.correlatedIn(s.whereClause);
+    // A correlated condition of an inner join's ON is one of WHERE (the same rows either way).
+    const moved: AstNode[] = [];
+    const quals = new Map<AstNode, AstNode | undefined>();
+    raw = await this.innerOn(raw, moved, quals);
+    const whereClause = moved.length === 0 ? s.whereClause : andOf([...(s.whereClause === undefined ? [] : [s.whereClause as AstNode]), ...moved], -1);
+    const whereLinks = await this.correlatedIn(whereClause);
     const listLinks = grouped ? [] : await this.correlatedIn([s.targetList, s.sortClause]);
     if (whereLinks.length === 0 && listLinks.length === 0) return null;
     const tree = { t: raw };
-    const out: Record<string, unknown> = { ...s };
-    if (whereLinks.length > 0) out['whereClause'] = await this.lift(s.whereClause, tree);
+    const out: Record<string, unknown> = { ...s, whereClause };
+    if (quals.size > 0)
+      out['fromClause'] = replaceIn(s.fromClause, (o) => {
+        const j = o['JoinExpr'] as AstFields | undefined;
+        if (j === undefined || !quals.has(j.quals as AstNode)) return undefined;
+        const { quals: _q, ...rest } = j;
+        const q = quals.get(j.quals as AstNode);
+        return { JoinExpr: q === undefined ? rest : { ...rest, quals: q } };
+      });
+    if (whereLinks.length > 0) out['whereClause'] = await this.lift(whereClause, tree);
     if (listLinks.length > 0) {
       if (s.targetList !== undefined) out['targetList'] = named(s.targetList as AstNode[], await this.lift(s.targetList as AstNode[], tree));
       if (s.sortClause !== undefined) out['sortClause'] = await this.lift(s.sortClause, tree);
     }
     return { s: out, raw: tree.t };
+  }
+
+  /** `raw` with the correlated ON conjuncts of its inner joins moved to `moved` (`quals`: each changed ON, old to new). */
+  private async innerOn(raw: RawFrom, moved: AstNode[], quals: Map<AstNode, AstNode | undefined>): Promise<RawFrom> {
+    if (raw.kind !== 'join') return raw;
+    const left = await this.innerOn(raw.left, moved, quals);
+    const right = await this.innerOn(raw.right, moved, quals);
+    if (raw.type !== 'inner' || raw.on === null) return left === raw.left && right === raw.right ? raw : { ...raw, left, right };
+    const keep: AstNode[] = [];
+    const take: AstNode[] = [];
+    for (const c of astConjuncts(raw.on)) ((await this.correlatedIn(c)).length > 0 ? take : keep).push(c);
+    if (take.length === 0) return left === raw.left && right === raw.right ? raw : { ...raw, left, right };
+    moved.push(...take);
+    const on = andOf(keep, -1) ?? bool(true);
+    quals.set(raw.on, on);
+    return { ...raw, left, right, on };
   }
 
   /**
