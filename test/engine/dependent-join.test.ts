@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pgdriver from 'pg';
 import { Database } from '../../src/table/database.js';
+import { PaxdError, SQLSTATE } from '../../src/types/index.js';
 import { query } from '../../src/engine/index.js';
 import { engineCounters } from '../../src/engine/counters.js';
 import { typeOid } from '../../src/pgwire/codec/oids.js';
@@ -78,6 +79,21 @@ test('LATERAL runs once per distinct outer tuple too', async () => {
   assert.equal(r.rows.length, 1000);
   const scans = engineCounters().scans - before;
   assert.ok(scans <= 1 + 10, `scans: ${scans}`);
+});
+
+test('a statement stopped while its dependent join runs ends with the signal\'s reason (57014)', async () => {
+  const { db } = await setup();
+  const ac = new AbortController();
+  // One run per outer row (id is distinct), each a scan of dj: long enough to be stopped midway.
+  const run = query(db, 'SELECT a.id, (SELECT count(*) FROM dj b, dj c WHERE b.id = a.id AND c.g = b.g) FROM dj a', undefined, { signal: ac.signal });
+  setTimeout(() => ac.abort(new PaxdError('io', SQLSTATE.query_canceled, 'canceling statement due to user request')), 50);
+  try {
+    await run;
+    assert.unreachable('the statement ran to its end');
+  } catch (e) {
+    assert.ok(e instanceof PaxdError, String(e));
+    assert.is((e as PaxdError).code, SQLSTATE.query_canceled);
+  }
 });
 
 test.after(async () => {

@@ -57,7 +57,10 @@ export function arraySubLinks(s: AstFields): AstFields {
   let changed = false;
   const go = (x: unknown, key: string): unknown => {
     if (x === null || typeof x !== 'object' || key === 'fromClause' || key === 'withClause') return x;
-    if (Array.isArray(x)) return x.map((v) => go(v, ''));
+    if (Array.isArray(x)) {
+      const next = x.map((v) => go(v, ''));
+      return next.some((v, i) => v !== x[i]) ? next : x;
+    }
     const o = x as Record<string, unknown>;
     if (o['A_Const'] !== undefined) return x;
     const sl = o['SubLink'] as AstFields | undefined;
@@ -164,7 +167,10 @@ function subLinksIn(x: unknown, out: AstFields[] = []): AstFields[] {
 /** `x` with each node for which `f` gives a replacement replaced (copies along changed paths). */
 function replaceIn<T>(x: T, f: (o: Record<string, unknown>) => AstNode | undefined): T {
   if (x === null || typeof x !== 'object') return x;
-  if (Array.isArray(x)) return x.map((v) => replaceIn(v, f)) as T;
+  if (Array.isArray(x)) {
+    const next = x.map((v) => replaceIn(v, f));
+    return (next.some((v, i) => v !== x[i]) ? next : x) as T;
+  }
   const o = x as Record<string, unknown>;
   const r = f(o);
   if (r !== undefined) return r as T;
