@@ -23,6 +23,12 @@ test('every kind is reached by a type, and every type has a kind and a layout', 
   const reached = new Set(TYPES.map(kindOf));
   reached.add(kindOf({ id: 'interval' }));
   reached.add(kindOf(arrayOf({ id: 'int4' })));
+  // The object identifier family: types of expressions and catalog columns only (./object-id.ts).
+  const objectIds: PgType[] = (['oid', 'xid', 'regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole', 'regoper', 'name', 'char', 'int2vector', 'oidvector'] as const).map((id) => ({ id }));
+  for (const t of objectIds) {
+    reached.add(kindOf(t));
+    assert.is(physicalOf(t), PHYSICAL[kindOf(t)], t.id);
+  }
   assert.equal([...reached].sort((a, b) => a - b), Object.values(Kind).sort((a, b) => a - b));
   for (const t of TYPES) assert.is(physicalOf(t), PHYSICAL[kindOf(t)], t.id);
 });

@@ -125,3 +125,24 @@ export function safeBind(f: () => Expr): Expr | null {
     throw e;
   }
 }
+
+/**
+ * The SubLinks in `x`, outside nested subqueries (a SubLink's own subquery is not entered; its
+ * test expression is). Constants hold none: an A_Const, or a ConstList of them (parse.ts), is
+ * skipped whole, since a 100,000-element IN list is 100,000 of them.
+ */
+export function subLinksIn(x: unknown, out: AstFields[] = []): AstFields[] {
+  if (x === null || typeof x !== 'object') return out;
+  if (Array.isArray(x)) {
+    for (const v of x) subLinksIn(v, out);
+    return out;
+  }
+  const o = x as Record<string, unknown>;
+  if (o['A_Const'] !== undefined || o['PaxdConsts'] !== undefined) return out;
+  if (o['SubLink'] !== undefined) {
+    out.push(o['SubLink'] as AstFields);
+    return subLinksIn((o['SubLink'] as AstFields).testexpr, out);
+  }
+  for (const v of Object.values(o)) subLinksIn(v, out);
+  return out;
+}

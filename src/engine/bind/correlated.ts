@@ -32,7 +32,7 @@ import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js
 import type { BoundQuery, Leaf } from '../ir.js';
 import { positionOf, SqlError } from '../errors.js';
 import { AGGREGATES } from './catalog.js';
-import { andOf, astConjuncts, hasAggregate, outputName } from './ast.js';
+import { andOf, astConjuncts, hasAggregate, outputName, subLinksIn } from './ast.js';
 import type { RawFrom } from './scope.js';
 import { bindLateralLeaf } from './lateral-scope.js';
 
@@ -147,22 +147,6 @@ function leftmost(s: AstFields): AstFields {
   return s.op === undefined || s.op === 'SETOP_NONE' ? s : leftmost(fieldsOf({ SelectStmt: s.larg as AstFields }));
 }
 
-/** The SubLinks of `x`, outside nested subqueries and FROM. */
-function subLinksIn(x: unknown, out: AstFields[] = []): AstFields[] {
-  if (x === null || typeof x !== 'object') return out;
-  if (Array.isArray(x)) {
-    for (const v of x) subLinksIn(v, out);
-    return out;
-  }
-  const o = x as Record<string, unknown>;
-  if (o['A_Const'] !== undefined) return out;
-  if (o['SubLink'] !== undefined) {
-    out.push(o['SubLink'] as AstFields);
-    return subLinksIn((o['SubLink'] as AstFields).testexpr, out);
-  }
-  for (const v of Object.values(o)) subLinksIn(v, out);
-  return out;
-}
 
 /** `x` with each node for which `f` gives a replacement replaced (copies along changed paths). */
 function replaceIn<T>(x: T, f: (o: Record<string, unknown>) => AstNode | undefined): T {

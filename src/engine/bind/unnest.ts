@@ -31,7 +31,7 @@ import { type AstFields, type AstNode, fieldsOf, kindOf, str } from '../parse.js
 import { queryFields } from '../ir.js';
 import { SQLSTATE } from '../../types/index.js';
 import { positionOf, SqlError } from '../errors.js';
-import { andOf, astConjuncts, hasAggregate } from './ast.js';
+import { andOf, astConjuncts, hasAggregate, subLinksIn } from './ast.js';
 import type { RawFrom } from './scope.js';
 import { named } from './correlated.js';
 
@@ -359,23 +359,6 @@ function walk(x: unknown, f: (ref: AstFields) => void): void {
   for (const v of Object.values(o)) walk(v, f);
 }
 
-/** The SubLinks in `x`, outside nested subqueries. */
-function subLinksIn(x: unknown, out: AstFields[] = []): AstFields[] {
-  if (x === null || typeof x !== 'object') return out;
-  if (Array.isArray(x)) {
-    for (const v of x) subLinksIn(v, out);
-    return out;
-  }
-  const o = x as Record<string, unknown>;
-  // A constant holds no subquery (a 100,000-element IN list is 100,000 of them).
-  if (o['A_Const'] !== undefined) return out;
-  if (o['SubLink'] !== undefined) {
-    out.push(o['SubLink'] as AstFields);
-    return subLinksIn((o['SubLink'] as AstFields).testexpr, out);
-  }
-  for (const v of Object.values(o)) subLinksIn(v, out);
-  return out;
-}
 
 /** `x` with each SubLink of `map` replaced (a copy along the paths that change). */
 function rewrite<T>(x: T, map: ReadonlyMap<AstFields, AstNode>): T {
