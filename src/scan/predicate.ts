@@ -24,7 +24,7 @@
  * arithmetic on a column has no node here, so an engine above can only evaluate it itself
  * and prune nothing with it ("some rows may match").
  */
-import { compareValues, parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable, arrayNotStorable, objectIdNotStorable, } from '../types/index.js';
+import { compareValues, parseDecimalValue, type Value, PaxdError, SQLSTATE, unreachable, undefinedColumn, featureNotSupported, type Field, type PgType, isDecimal128, pgDisplayName, parseText, intervalNotStorable, arrayNotStorable, objectIdNotStorable, isObjectIdTypeId } from '../types/index.js';
 
 export type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -210,6 +210,7 @@ function describe(v: Value): string {
 export function normalizeValue(f: Field, v: Value): Value {
   if (v === null) return null;
   const t: PgType = f.type;
+  if (isObjectIdTypeId(t.id)) return objectIdNotStorable('normalizeValue');
   switch (t.id) {
     case 'int2':
     case 'int4':
@@ -262,20 +263,6 @@ export function normalizeValue(f: Field, v: Value): Value {
       throw new PaxdError('unsupported', SQLSTATE.feature_not_supported, `${t.id} values in scan predicates are not supported`);
     case 'interval':
       return intervalNotStorable('normalizeValue');
-    case 'oid':
-    case 'xid':
-    case 'regclass':
-    case 'regtype':
-    case 'regproc':
-    case 'regprocedure':
-    case 'regnamespace':
-    case 'regrole':
-    case 'regoper':
-    case 'name':
-    case 'char':
-    case 'int2vector':
-    case 'oidvector':
-      return objectIdNotStorable('normalizeValue');
     case 'array':
       return arrayNotStorable('normalizeValue');
     default:

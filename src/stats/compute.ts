@@ -18,7 +18,7 @@
  *                       and kept out, exact BigInt-decimal sum (../types/numeric.ts)
  *   bool                min/max;  jsonb: no min/max (only counts)
  */
-import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue, type Column, type PgType, isDecimal128, compareNumericParts, parseNumericText, type NumericParts, intervalNotStorable, arrayNotStorable, objectIdNotStorable, unreachable } from '../types/index.js';
+import { DECIMAL_ZERO, addDecimal, formatDecimalValue, parseDecimalValue, type Column, type PgType, isDecimal128, compareNumericParts, parseNumericText, type NumericParts, intervalNotStorable, arrayNotStorable, objectIdNotStorable, isObjectIdTypeId, unreachable } from '../types/index.js';
 import type { ColumnStats } from './types.js';
 import { bytesMax, bytesMin, textMax, textMin } from './bounds.js';
 
@@ -33,6 +33,7 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
   s.nulls = col.validity === null ? 0 : end - start - countSet(col.validity, start, end);
   if (s.nulls === s.rows) return s;
   const t: PgType = col.type;
+  if (isObjectIdTypeId(t.id)) return objectIdNotStorable('computeStats');
   switch (t.id) {
     case 'int2':
     case 'int4':
@@ -79,20 +80,6 @@ export function computeStats(col: Column, start = 0, end = col.length): ColumnSt
       break;
     case 'interval':
       return intervalNotStorable('computeStats');
-    case 'oid':
-    case 'xid':
-    case 'regclass':
-    case 'regtype':
-    case 'regproc':
-    case 'regprocedure':
-    case 'regnamespace':
-    case 'regrole':
-    case 'regoper':
-    case 'name':
-    case 'char':
-    case 'int2vector':
-    case 'oidvector':
-      return objectIdNotStorable('computeStats');
     case 'array':
       return arrayNotStorable('computeStats');
     default:

@@ -42,7 +42,7 @@ import { physicalOf } from './kind.js';
 import { checkUtf8Values } from './utf8.js';
 import { intervalNotStorable } from './interval.js';
 import { arrayNotStorable } from './array.js';
-import { objectIdNotStorable } from './object-id.js';
+import { isObjectIdTypeId, objectIdNotStorable } from './object-id.js';
 
 /** The Arrow type a PostgreSQL type is stored as. */
 export function arrowType(t: PgType): DataType {
@@ -167,6 +167,7 @@ function wrap(type: PgType, data: Data, values: Values, offsets: Int32Array | nu
 export function columnFromArrow(type: PgType, data: Data): Column {
   const t = data.type;
   checkUtf8(data);
+  if (isObjectIdTypeId(type.id)) return objectIdNotStorable('columnFromArrow');
   switch (type.id) {
     case 'int2':
       if (t.typeId === Type.Int && (t as Int16).bitWidth === 16 && (t as Int16).isSigned) return wrap(type, data, data.values as Int16Array);
@@ -224,20 +225,6 @@ export function columnFromArrow(type: PgType, data: Data): Column {
       break; // always checked (jsonb: normalized)
     case 'interval':
       return intervalNotStorable('columnFromArrow');
-    case 'oid':
-    case 'xid':
-    case 'regclass':
-    case 'regtype':
-    case 'regproc':
-    case 'regprocedure':
-    case 'regnamespace':
-    case 'regrole':
-    case 'regoper':
-    case 'name':
-    case 'char':
-    case 'int2vector':
-    case 'oidvector':
-      return objectIdNotStorable('columnFromArrow');
     case 'array':
       return arrayNotStorable('columnFromArrow');
     default:
@@ -422,6 +409,7 @@ function convert(type: PgType, data: Data): Column {
 
 function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Value {
   if (typeof x === 'string') return parseText(type, x);
+  if (isObjectIdTypeId(type.id)) return objectIdNotStorable('convertValue');
   switch (type.id) {
     case 'int2':
     case 'int4':
@@ -471,20 +459,6 @@ function convertValue(type: PgType, src: DataType, x: unknown, data: Data): Valu
       break;
     case 'interval':
       return intervalNotStorable('convertValue');
-    case 'oid':
-    case 'xid':
-    case 'regclass':
-    case 'regtype':
-    case 'regproc':
-    case 'regprocedure':
-    case 'regnamespace':
-    case 'regrole':
-    case 'regoper':
-    case 'name':
-    case 'char':
-    case 'int2vector':
-    case 'oidvector':
-      return objectIdNotStorable('convertValue');
     case 'array':
       return arrayNotStorable('convertValue');
     default:

@@ -85,5 +85,5 @@ export { foreignColumn } from './foreign.js';
 export { firstInvalidUtf8, invalidEncoding, isCleanUtf8 } from './utf8.js';
 export { T, ThriftError, decodeStruct, encodeStruct, field, removeField, setField, type TList, type TMap, type TField, type TStruct, type TValue } from './thrift.js';
 export { TYPE_OID, ARRAY_OID, TYPE_SIZE, typeOid, typmodOf, typeOfOid } from './oids.js';
-export { type RegTypeId, isOidType, isRegType, isStorable, objectIdNotStorable, objectIdTypeNamed } from './object-id.js';
+export { type ObjectIdTypeId, type RegTypeId, isObjectIdTypeId, isOidType, isRegType, isStorable, objectIdNotStorable, objectIdTypeNamed } from './object-id.js';
 export { NAME_MAX_BYTES, charByte, parseName, parseOid, vectorElements } from './text/oid.js';

@@ -37,9 +37,21 @@ export function objectIdTypeNamed(names: readonly string[]): PgType | null {
   return NAMED.has(n) ? { id: n as TypeId } : null;
 }
 
+/** The object identifier family's type ids: types of expressions and catalog columns only. */
+export type ObjectIdTypeId = 'oid' | 'xid' | RegTypeId | 'name' | 'char' | 'int2vector' | 'oidvector';
+
+/**
+ * Whether `id` is of the object identifier family. A layer that stores columns checks it before
+ * its switch over type ids (`if (isObjectIdTypeId(t.id)) return objectIdNotStorable(…)`), so
+ * the switch is exhaustive over the storable ids without listing the family again.
+ */
+export function isObjectIdTypeId(id: TypeId): id is ObjectIdTypeId {
+  return id === 'oid' || id === 'xid' || REG_TYPES.has(id) || id === 'name' || id === 'char' || id === 'int2vector' || id === 'oidvector';
+}
+
 /** Whether a table column may have the type: the object identifier family is computed only. */
 export function isStorable(t: PgType): boolean {
-  return !isOidType(t) && t.id !== 'name' && t.id !== 'char' && t.id !== 'int2vector' && t.id !== 'oidvector' && t.id !== 'interval' && t.id !== 'array';
+  return !isObjectIdTypeId(t.id) && t.id !== 'interval' && t.id !== 'array';
 }
 
 export function objectIdNotStorable(where: string): never {
